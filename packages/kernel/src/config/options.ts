@@ -1,0 +1,98 @@
+/**
+ * Every configuration option of the platform, in one place: its environment variable, its default and
+ * what it does. `loadConfig` reads them from the environment (and an optional JSON config file),
+ * validates them at start-up and reports the first bad option by name.
+ *
+ * `platform config` prints this table with the values in effect.
+ */
+import { parseBool, parseEnum, parseInt_, parseList, parseString, parseUrl } from "./parsers.ts";
+
+export interface OptionDef<T> {
+  env: string;
+  default: T;
+  description: string;
+  parse: (raw: string, env: string) => T;
+  /** Hidden from logs and `platform config` output. */
+  secret?: boolean;
+}
+
+const option = <T>(def: OptionDef<T>): OptionDef<T> => def;
+const port = (env: string, def: number, description: string) =>
+  option({ env, default: def, description, parse: parseInt_(0, 65535) });
+
+export const options = {
+  dataDir: option({
+    env: "DATA_DIR",
+    default: "./data",
+    description: "Folder for embedded data: the PGlite database, devnet state and manifest, the admin socket.",
+    parse: parseString,
+  }),
+  databaseUrl: option<string | undefined>({
+    env: "DATABASE_URL",
+    default: undefined,
+    description: "PostgreSQL connection URL; unset = embedded PGlite under DATA_DIR/pglite.",
+    parse: parseUrl(["postgres:", "postgresql:"]),
+    secret: true,
+  }),
+  redisUrl: option<string | undefined>({
+    env: "REDIS_URL",
+    default: undefined,
+    description: "Redis URL for cross-instance counters and pub/sub; unset = in process.",
+    parse: parseUrl(["redis:", "rediss:"]),
+    secret: true,
+  }),
+  logLevel: option({
+    env: "LOG_LEVEL",
+    default: "info" as const,
+    description: "pino log level.",
+    parse: parseEnum(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
+  }),
+  host: option({
+    env: "HOST",
+    default: "127.0.0.1",
+    description: "Interface every service listens on.",
+    parse: parseString,
+  }),
+  publicHost: option<string | undefined>({
+    env: "PUBLIC_HOST",
+    default: undefined,
+    description: "Host name used in printed base URLs; default = HOST.",
+    parse: parseString,
+  }),
+  bodyLimit: option({
+    env: "HTTP_BODY_LIMIT",
+    default: 1_048_576,
+    description: "Largest accepted request body in bytes (larger: 413).",
+    parse: parseInt_(1024, 100 * 1024 * 1024),
+  }),
+  shutdownTimeoutMs: option({
+    env: "SHUTDOWN_TIMEOUT_MS",
+    default: 10_000,
+    description: "How long a graceful shutdown waits for in-flight requests before closing them.",
+    parse: parseInt_(0, 600_000),
+  }),
+  apiKeyCacheTtlMs: option({
+    env: "API_KEY_CACHE_TTL_MS",
+    default: 5_000,
+    description:
+      "How long a verified API key is trusted without a database read (a revocation takes effect within it).",
+    parse: parseInt_(0, 3_600_000),
+  }),
+  services: option({
+    env: "SERVICES",
+    default: ["wearables"],
+    description: "Services `platform start` runs (comma-separated).",
+    parse: parseList(parseEnum(["wearables"] as const)),
+  }),
+  wearablesPort: port("WEARABLES_PORT", 8000, "Port of the wearables API (base /api/v1)."),
+  devnet: option({
+    env: "DEVNET",
+    default: true,
+    description: "Run the local devnet chains with `platform start` (false = chains use external RPCs only).",
+    parse: parseBool,
+  }),
+};
+
+export type Options = typeof options;
+export type Config = { [K in keyof Options]: Options[K]["default"] };
+export type ConfigKey = keyof Options;

@@ -1,0 +1,58 @@
+/** Parsers for configuration values; each throws a message that completes "<ENV> ...". */
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export const parseString = (raw: string): string => {
+  if (raw.trim() === "") throw new ConfigError("must not be empty");
+  return raw.trim();
+};
+
+export const parseInt_ =
+  (min: number, max: number) =>
+  (raw: string): number => {
+    if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`must be an integer (got "${raw}")`);
+    const n = Number(raw.trim());
+    if (n < min || n > max) throw new ConfigError(`must be between ${min} and ${max} (got ${n})`);
+    return n;
+  };
+
+export const parseBool = (raw: string): boolean => {
+  const v = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  throw new ConfigError(`must be true or false (got "${raw}")`);
+};
+
+export const parseEnum =
+  <const T extends readonly string[]>(values: T) =>
+  (raw: string): T[number] => {
+    const v = raw.trim();
+    if (!values.includes(v)) throw new ConfigError(`must be one of ${values.join(", ")} (got "${raw}")`);
+    return v as T[number];
+  };
+
+export const parseList =
+  <T>(item: (raw: string) => T) =>
+  (raw: string): T[] =>
+    raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(item);
+
+export const parseUrl =
+  (protocols: string[]) =>
+  (raw: string): string => {
+    let url: URL;
+    try {
+      url = new URL(raw.trim());
+    } catch {
+      throw new ConfigError("must be a URL");
+    }
+    if (!protocols.includes(url.protocol)) {
+      throw new ConfigError(`must be a URL with scheme ${protocols.map((p) => p.replace(":", "")).join(" or ")}`);
+    }
+    return raw.trim();
+  };

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadMigrations, migrate } from "./migrate.ts";
+import { createTestDatabase, type TestDatabase } from "./testDatabase.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(() => t.drop());
+
+describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`, () => {
+  it("returns the same value types from either driver", async () => {
+    const [row] = await t.db.query<Record<string, unknown>>(
+      `SELECT 9007199254740993::int8 AS big, 1.50::numeric AS num, 42::int4 AS i, 1.5::float8 AS f,
+              '2026-03-01'::date AS d, '2026-03-01T10:00:00.123Z'::timestamptz AS ts,
+              '2026-03-01 10:00:00'::timestamp AS t, '\\xdeadbeef'::bytea AS b, '{"a":[1]}'::jsonb AS j, true AS ok`,
+    );
+    expect(row).toEqual({
+      big: "9007199254740993",
+      num: "1.50",
+      i: 42,
+      f: 1.5,
+      d: "2026-03-01",
+      ts: new Date("2026-03-01T10:00:00.123Z"),
+      t: new Date("2026-03-01T10:00:00Z"),
+      b: Buffer.from("deadbeef", "hex"),
+      j: { a: [1] },
+      ok: true,
+    });
+  });
+
+  it("round-trips bytea and timestamp parameters", async () => {
+    const [row] = await t.db.query<{ b: Buffer; ts: Date }>("SELECT $1::bytea AS b, $2::timestamptz AS ts", [
+      Buffer.from([1, 2, 255]),
+      new Date("2026-01-02T03:04:05.678Z"),
+    ]);
+    expect(row?.b.equals(Buffer.from([1, 2, 255]))).toBe(true);
+    expect(row?.ts.toISOString()).toBe("2026-01-02T03:04:05.678Z");
+  });
+
+  it("rolls back a failed transaction", async () => {
+    await t.db.exec("CREATE TABLE tx_probe (n int)");
+    await expect(
+      t.db.transaction(async (tx) => {
+        await tx.query("INSERT INTO tx_probe VALUES (1)");
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await t.db.query("SELECT * FROM tx_probe")).toEqual([]);
+  });
+
+  it("applies migrations once and refuses an edited one", async () => {
+    const migrations = loadMigrations("platform", new URL("../../migrations", import.meta.url).pathname);
+    expect((await migrate(t.db, migrations)).applied).toEqual(["platform/0001_api_keys"]);
+    expect((await migrate(t.db, migrations)).applied).toEqual([]);
+    const edited = migrations.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
+    await expect(migrate(t.db, edited)).rejects.toThrow(/was changed after it was applied/);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * One small interface over both drivers: PGlite (embedded, default) and PostgreSQL (`pg`, when a URL is
+ * given). Both return identical row types (see `typeParsers.ts`), so the same SQL and code run on either.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "pino";
+
+export interface Queryable {
+  /** Runs one parameterised statement and returns its rows. */
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly driver: "pglite" | "postgres";
+  /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface CreateDatabaseParameters {
+  /** PostgreSQL URL; when absent, PGlite is used. */
+  url?: string | undefined;
+  /** Folder for PGlite data (`<dataDir>/pglite`); `"memory"` keeps it in memory. */
+  dataDir: string;
+  /** Pool size for PostgreSQL. */
+  maxConnections?: number;
+  logger?: Logger;
+}
+
+/**
+ * @example
+ * const db = await createDatabase({ dataDir: "./data" });            // PGlite
+ * const db = await createDatabase({ url: process.env.DATABASE_URL, dataDir: "./data" }); // PostgreSQL
+ */
+export async function createDatabase(parameters: CreateDatabaseParameters): Promise<Database> {
+  if (parameters.url) {
+    const { createPostgresDatabase } = await import("./postgres.ts");
+    return createPostgresDatabase(parameters.url, parameters);
+  }
+  const { createPgliteDatabase } = await import("./pglite.ts");
+  const dir = parameters.dataDir === "memory" ? undefined : join(parameters.dataDir, "pglite");
+  if (dir) mkdirSync(dir, { recursive: true });
+  return createPgliteDatabase(dir);
+}

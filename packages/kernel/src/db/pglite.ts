@@ -1,0 +1,36 @@
+import { PGlite, types } from "@electric-sql/pglite";
+import type { Database, Queryable } from "./database.ts";
+import { typeParsers } from "./typeParsers.ts";
+
+const parsers = Object.fromEntries(
+  Object.entries(typeParsers).map(([oid, parse]) => [Number(oid), (value: string) => parse(value)]),
+);
+
+function wrap(target: Pick<PGlite, "query" | "exec">): Queryable {
+  return {
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      const result = await target.query<R>(text, params as unknown[]);
+      return result.rows;
+    },
+    async exec(script: string) {
+      await target.exec(script);
+    },
+  };
+}
+
+/** Embedded PostgreSQL (PGlite): one process owns `dir`; `undefined` = in memory. */
+export async function createPgliteDatabase(dir: string | undefined): Promise<Database> {
+  const pg = await PGlite.create(dir ?? "memory://", {
+    parsers,
+    serializers: {
+      // PGlite's default writes Buffers as text; send bytea as the \x hex form PostgreSQL reads.
+      [types.BYTEA]: (v: unknown) => (v instanceof Uint8Array ? `\\x${Buffer.from(v).toString("hex")}` : String(v)),
+    },
+  });
+  return {
+    driver: "pglite",
+    ...wrap(pg),
+    transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,51 @@
+import pg from "pg";
+import type { CreateDatabaseParameters, Database, Queryable } from "./database.ts";
+import { typeParsers } from "./typeParsers.ts";
+
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) => {
+    const parse = typeParsers[oid];
+    if (parse && format !== "binary") return parse;
+    return pg.types.getTypeParser(oid, format as "text");
+  }) as typeof pg.types.getTypeParser,
+};
+
+function wrap(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<R>(text: string, params: readonly unknown[] = []) {
+      const result = await client.query({ text, values: params as unknown[], types: pgTypes });
+      return result.rows as R[];
+    },
+    async exec(script: string) {
+      await client.query(script);
+    },
+  };
+}
+
+/** PostgreSQL through a `pg` pool. */
+export async function createPostgresDatabase(url: string, parameters: CreateDatabaseParameters): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max: parameters.maxConnections ?? 10 });
+  pool.on("error", (error) => parameters.logger?.warn({ err: error }, "idle PostgreSQL client failed"));
+  // Fail at start-up, with the driver's own message, when the server cannot be reached.
+  const probe = await pool.connect();
+  probe.release();
+  return {
+    driver: "postgres",
+    ...wrap(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn(wrap(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

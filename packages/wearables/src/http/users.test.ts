@@ -1,0 +1,212 @@
+import { startTestService, type TestService } from "@platform/kernel";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wearablesService } from "../index.ts";
+
+let s: TestService;
+const api = (path: string, init: RequestInit & { key?: string | null } = {}) => {
+  const headers = new Headers(init.headers);
+  if (init.key !== null) headers.set("X-Service-API-Key", init.key ?? s.apiKey);
+  return fetch(`${s.url}/api/v1${path}`, { ...init, headers });
+};
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  api("/users", {
+    method: "POST",
+    body: typeof body === "string" ? body : JSON.stringify(body),
+    headers: { "content-type": "application/json", ...headers },
+  });
+
+beforeAll(async () => {
+  s = await startTestService(wearablesService);
+});
+afterAll(() => s.close());
+
+describe("authentication", () => {
+  it("401 without a key, with a bad key, and with another service's key", async () => {
+    const missing = await api("/users", { key: null });
+    expect(missing.status).toBe(401);
+    expect(await missing.json()).toEqual({ detail: expect.stringContaining("X-Service-API-Key") });
+    expect((await api("/users", { key: "nope" })).status).toBe(401);
+    const other = await s.context.apiKeys.create({ service: "crosschain", name: "other" });
+    const wrongService = await api("/users", { key: other.key });
+    expect(wrongService.status).toBe(401);
+    expect(await wrongService.json()).toEqual({ detail: "Invalid or missing API key" });
+  });
+
+  it("accepts the anchor's X-Open-Wearables-API-Key header", async () => {
+    const res = await api("/users", { key: null, headers: { "X-Open-Wearables-API-Key": s.apiKey } });
+    expect(res.status).toBe(200);
+  });
+
+  it("rejects a revoked key", async () => {
+    const k = await s.context.apiKeys.create({ service: "wearables", name: "short-lived" });
+    expect((await api("/users", { key: k.key })).status).toBe(200);
+    await s.context.apiKeys.revoke(k.id);
+    expect((await api("/users", { key: k.key })).status).toBe(401);
+  });
+});
+
+describe("POST /users", () => {
+  it("creates a user with the anchor's fields", async () => {
+    const res = await post({
+      first_name: "Ada",
+      last_name: "Lovelace",
+      email: "ada@example.com",
+      external_user_id: "ext-1",
+    });
+    expect(res.status).toBe(201);
+    const user = await res.json();
+    expect(user).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      first_name: "Ada",
+      last_name: "Lovelace",
+      email: "ada@example.com",
+      external_user_id: "ext-1",
+      last_synced_at: null,
+      last_synced_provider: null,
+      has_active_connection: false,
+    });
+    const fetched = await api(`/users/${user.id}`);
+    expect(await fetched.json()).toEqual(user);
+  });
+
+  it("creates a user from an empty body", async () => {
+    const res = await post({});
+    expect(res.status).toBe(201);
+    expect((await res.json()).email).toBeNull();
+  });
+
+  it("409 on a duplicate email, whatever its case", async () => {
+    expect((await post({ email: "dup@example.com" })).status).toBe(201);
+    const res = await post({ email: "DUP@example.com" });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ detail: "User with this email already exists." });
+  });
+
+  it("400 on bad input, never 500", async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ email: "not-an-email" }, /body\.email/],
+      [{ first_name: "x".repeat(101) }, /body\.first_name/],
+      [{ first_name: 42 }, /body\.first_name/],
+      [{ nickname: "ada" }, /body\.nickname: unknown field/],
+      ["{not json", /not valid JSON/],
+      ["[1,2]", /body/],
+    ];
+    for (const [body, detail] of cases) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect((await res.json()).detail).toMatch(detail);
+    }
+  });
+
+  it("413 on an oversized body and 415 on a non-JSON body", async () => {
+    const big = await post({ first_name: "x".repeat(2_000_000) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toEqual({ detail: expect.any(String) });
+    const text = await post("first_name=ada", { "content-type": "text/plain" });
+    expect(text.status).toBe(415);
+  });
+});
+
+describe("GET /users/{user_id}", () => {
+  it("404 for an unknown user and 400 for a non-UUID id", async () => {
+    const id = "00000000-0000-4000-8000-000000000000";
+    const missing = await api(`/users/${id}`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ detail: `User with ID: ${id} not found.` });
+    const bad = await api("/users/123");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).detail).toMatch(/path\.user_id/);
+  });
+});
+
+describe("GET /users", () => {
+  beforeAll(async () => {
+    await s.database.db.exec("DELETE FROM wearables.users");
+    const names = ["Carol", "alice", "Bob", "dave", "Eve"];
+    for (const [i, name] of names.entries()) {
+      await s.database.db.query(
+        "INSERT INTO wearables.users (first_name, last_name, email, created_at) VALUES ($1, 'Smith', $2, $3)",
+        [name, `${name.toLowerCase()}@list.test`, new Date(Date.UTC(2026, 0, 1 + i))],
+      );
+    }
+    const [bob] = await s.database.db.query<{ id: string }>("SELECT id FROM wearables.users WHERE first_name = 'Bob'");
+    await s.database.db.query(
+      "INSERT INTO wearables.user_connections (user_id, provider, status, last_synced_at) VALUES ($1, 'garmin', 'active', $2)",
+      [bob?.id, new Date("2026-02-01T00:00:00Z")],
+    );
+  });
+
+  it("returns the envelope, newest first by default", async () => {
+    const body = await (await api("/users")).json();
+    expect(body).toMatchObject({ total: 5, page: 1, limit: 20, pages: 1, has_next: false, has_prev: false });
+    expect(body.items.map((u: { first_name: string }) => u.first_name)).toEqual([
+      "Eve",
+      "dave",
+      "Bob",
+      "alice",
+      "Carol",
+    ]);
+  });
+
+  it("pages", async () => {
+    const body = await (await api("/users?page=2&limit=2&sort_order=asc")).json();
+    expect(body).toMatchObject({ total: 5, page: 2, limit: 2, pages: 3, has_next: true, has_prev: true });
+    expect(body.items.map((u: { first_name: string }) => u.first_name)).toEqual(["Bob", "dave"]);
+  });
+
+  it("sorts by each column", async () => {
+    const names = async (q: string) =>
+      ((await (await api(`/users?${q}`)).json()).items as { first_name: string }[]).map((u) => u.first_name);
+    expect(await names("sort_by=email&sort_order=asc")).toEqual(["alice", "Bob", "Carol", "dave", "Eve"]);
+    expect((await names("sort_by=last_synced_at"))[0]).toBe("Bob");
+    expect(await names("sort_by=first_name&sort_order=desc")).toHaveLength(5);
+  });
+
+  it("derives sync fields from connections", async () => {
+    const body = await (await api("/users?email=BOB@list.test")).json();
+    expect(body.total).toBe(1);
+    expect(body.items[0]).toMatchObject({
+      first_name: "Bob",
+      last_synced_provider: "garmin",
+      last_synced_at: "2026-02-01T00:00:00.000Z",
+      has_active_connection: true,
+    });
+  });
+
+  it("searches names and emails case-insensitively, and treats % literally", async () => {
+    expect((await (await api("/users?search=ALI")).json()).total).toBe(1);
+    expect((await (await api("/users?search=smith")).json()).total).toBe(5);
+    expect((await (await api("/users?search=%25")).json()).total).toBe(0);
+  });
+
+  it("400 on bad parameters", async () => {
+    for (const q of ["page=0", "limit=0", "limit=101", "page=abc", "limit=1.5", "sort_by=password", "sort_order=up"]) {
+      const res = await api(`/users?${q}`);
+      expect(res.status, q).toBe(400);
+      expect((await res.json()).detail, q).toMatch(/^query\./);
+    }
+  });
+});
+
+describe("service basics", () => {
+  it("serves OpenAPI 3.1, docs, health, and request ids", async () => {
+    const spec = await (await fetch(`${s.url}/openapi.json`)).json();
+    expect(spec.openapi).toBe("3.1.0");
+    expect(Object.keys(spec.paths)).toEqual(expect.arrayContaining(["/api/v1/users", "/api/v1/users/{user_id}"]));
+    expect(spec.components.securitySchemes.ServiceApiKey).toMatchObject({ in: "header", name: "X-Service-API-Key" });
+    const docs = await fetch(`${s.url}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("swagger");
+    expect(await (await fetch(`${s.url}/health`)).json()).toEqual({ status: "ok" });
+    const res = await api("/users", { headers: { "x-request-id": "abc-123" } });
+    expect(res.headers.get("x-request-id")).toBe("abc-123");
+    expect((await api("/users")).headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("404 with the error body on unknown routes", async () => {
+    const res = await api("/nowhere");
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ detail: expect.stringContaining("Not found") });
+  });
+});

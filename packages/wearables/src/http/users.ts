@@ -1,0 +1,129 @@
+/** `GET /users`, `POST /users`, `GET /users/{user_id}`. */
+import { HttpError, type HttpServer } from "@platform/kernel";
+import { Type } from "typebox";
+import { offsetPage, pageOffset } from "../domain/offsetPage.ts";
+import { USER_SORT_COLUMNS, type UsersRepository } from "../store/usersRepository.ts";
+import { ErrorBody, Nullable } from "./schemas.ts";
+
+export const UserRead = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    created_at: Type.String({ format: "date-time" }),
+    first_name: Nullable(Type.String()),
+    last_name: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+    external_user_id: Nullable(Type.String()),
+    last_synced_at: Nullable(Type.String({ format: "date-time" })),
+    last_synced_provider: Nullable(Type.String()),
+    has_active_connection: Type.Boolean(),
+  },
+  { $id: "UserRead" },
+);
+
+const UserCreate = Type.Object(
+  {
+    first_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    last_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    email: Type.Optional(Nullable(Type.String({ format: "email", maxLength: 320 }))),
+    external_user_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+  },
+  { additionalProperties: false },
+);
+
+const ListQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  sort_by: Type.Union(
+    USER_SORT_COLUMNS.map((c) => Type.Literal(c)),
+    { default: "created_at" },
+  ),
+  sort_order: Type.Union([Type.Literal("asc"), Type.Literal("desc")], { default: "desc" }),
+  search: Type.Optional(Type.String({ maxLength: 255 })),
+  email: Type.Optional(Type.String({ maxLength: 320 })),
+  external_user_id: Type.Optional(Type.String({ maxLength: 255, description: "Deprecated." })),
+});
+
+const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
+
+const UserList = Type.Object({
+  items: Type.Array(UserRead),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+  pages: Type.Integer(),
+  has_next: Type.Boolean(),
+  has_prev: Type.Boolean(),
+});
+
+const errors = { 400: ErrorBody, 401: ErrorBody };
+const UNIQUE_VIOLATION = "23505";
+
+export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
+  app.get(
+    "/users",
+    {
+      schema: {
+        tags: ["Users"],
+        summary: "List users",
+        description: "Offset pagination; `search` matches first name, last name or email (case-insensitive).",
+        querystring: ListQuery,
+        response: { 200: UserList, ...errors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const { rows, total } = await users.list({
+        offset: pageOffset(q.page, q.limit),
+        limit: q.limit,
+        sortBy: q.sort_by,
+        sortOrder: q.sort_order,
+        search: q.search,
+        email: q.email,
+        externalUserId: q.external_user_id,
+      });
+      return offsetPage(rows as never[], total, q.page, q.limit);
+    },
+  );
+
+  app.post(
+    "/users",
+    {
+      schema: {
+        tags: ["Users"],
+        summary: "Create user",
+        body: UserCreate,
+        response: { 201: UserRead, 409: ErrorBody, ...errors },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const user = await users.create(request.body);
+        return reply.code(201).send(user as never);
+      } catch (error) {
+        const e = error as { code?: string; constraint?: string; message?: string };
+        if (e.code === UNIQUE_VIOLATION) {
+          const field = (e.constraint ?? e.message ?? "").includes("external_user_id") ? "external_user_id" : "email";
+          throw new HttpError(409, `User with this ${field} already exists.`);
+        }
+        throw error;
+      }
+    },
+  );
+
+  app.get(
+    "/users/:user_id",
+    {
+      schema: {
+        tags: ["Users"],
+        summary: "Get user",
+        params: UserPath,
+        response: { 200: UserRead, 404: ErrorBody, ...errors },
+      },
+    },
+    async (request) => {
+      const user = await users.get(request.params.user_id);
+      if (!user) throw new HttpError(404, `User with ID: ${request.params.user_id} not found.`);
+      return user as never;
+    },
+  );
+}

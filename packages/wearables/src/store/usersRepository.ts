@@ -1,0 +1,120 @@
+/**
+ * SQL for `wearables.users`. The sync fields of a user (last_synced_at, last_synced_provider,
+ * has_active_connection) are derived from its provider connections, as Open Wearables does.
+ */
+import type { Queryable } from "@platform/kernel";
+
+export interface UserRow {
+  id: string;
+  created_at: Date;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  external_user_id: string | null;
+  last_synced_at: Date | null;
+  last_synced_provider: string | null;
+  has_active_connection: boolean;
+}
+
+export const USER_SORT_COLUMNS = ["created_at", "email", "first_name", "last_name", "last_synced_at"] as const;
+export type UserSortColumn = (typeof USER_SORT_COLUMNS)[number];
+
+export interface ListUsersParameters {
+  offset: number;
+  limit: number;
+  sortBy: UserSortColumn;
+  sortOrder: "asc" | "desc";
+  /** Case-insensitive substring of first name, last name or email. */
+  search?: string | undefined;
+  /** Exact email, case-insensitive. */
+  email?: string | undefined;
+  externalUserId?: string | undefined;
+}
+
+export interface NewUser {
+  first_name?: string | null | undefined;
+  last_name?: string | null | undefined;
+  email?: string | null | undefined;
+  external_user_id?: string | null | undefined;
+}
+
+const SELECT_USER = `
+  SELECT u.id, u.created_at, u.first_name, u.last_name, u.email, u.external_user_id,
+         s.last_synced_at, s.provider AS last_synced_provider,
+         EXISTS (SELECT 1 FROM wearables.user_connections a WHERE a.user_id = u.id AND a.status = 'active')
+           AS has_active_connection
+  FROM wearables.users u
+  LEFT JOIN LATERAL (
+    SELECT c.last_synced_at, c.provider FROM wearables.user_connections c
+    WHERE c.user_id = u.id AND c.last_synced_at IS NOT NULL
+    ORDER BY c.last_synced_at DESC LIMIT 1
+  ) s ON true`;
+
+const SORT_EXPRESSION: Record<UserSortColumn, string> = {
+  created_at: "u.created_at",
+  email: "u.email",
+  first_name: "u.first_name",
+  last_name: "u.last_name",
+  last_synced_at: "s.last_synced_at",
+};
+
+/** `%` and `_` in user input match themselves, not any text. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function whereClause(p: Pick<ListUsersParameters, "search" | "email" | "externalUserId">) {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (p.search) {
+    params.push(`%${escapeLike(p.search)}%`);
+    const n = params.length;
+    conditions.push(`(u.first_name ILIKE $${n} OR u.last_name ILIKE $${n} OR u.email ILIKE $${n})`);
+  }
+  if (p.email) {
+    params.push(p.email);
+    conditions.push(`lower(u.email) = lower($${params.length})`);
+  }
+  if (p.externalUserId) {
+    params.push(p.externalUserId);
+    conditions.push(`u.external_user_id = $${params.length}`);
+  }
+  return { sql: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
+}
+
+export function createUsersRepository(db: Queryable) {
+  return {
+    async list(p: ListUsersParameters): Promise<{ rows: UserRow[]; total: number }> {
+      const where = whereClause(p);
+      const direction = p.sortOrder === "asc" ? "ASC" : "DESC";
+      const n = where.params.length;
+      const [rows, count] = await Promise.all([
+        db.query<UserRow>(
+          `${SELECT_USER} ${where.sql}
+           ORDER BY ${SORT_EXPRESSION[p.sortBy]} ${direction} NULLS LAST, u.id ${direction}
+           LIMIT $${n + 1} OFFSET $${n + 2}`,
+          [...where.params, p.limit, p.offset],
+        ),
+        db.query<{ total: string }>(`SELECT count(*) AS total FROM wearables.users u ${where.sql}`, where.params),
+      ]);
+      return { rows, total: Number(count[0]?.total ?? 0) };
+    },
+
+    async get(id: string): Promise<UserRow | undefined> {
+      const [row] = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
+      return row;
+    },
+
+    async create(user: NewUser): Promise<UserRow> {
+      const [row] = await db.query<UserRow>(
+        `INSERT INTO wearables.users (first_name, last_name, email, external_user_id)
+         VALUES ($1, $2, $3, $4)
+         RETURNING id, created_at, first_name, last_name, email, external_user_id,
+                   NULL::timestamptz AS last_synced_at, NULL::text AS last_synced_provider,
+                   false AS has_active_connection`,
+        [user.first_name ?? null, user.last_name ?? null, user.email ?? null, user.external_user_id ?? null],
+      );
+      return row as UserRow;
+    },
+  };
+}
+
+export type UsersRepository = ReturnType<typeof createUsersRepository>;
