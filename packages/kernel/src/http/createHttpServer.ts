@@ -7,7 +7,13 @@ import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import type { Logger } from "../log/logger.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
 import { createValidatorCompiler } from "./validators.ts";
@@ -56,7 +62,8 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
       const incoming = req.headers[requestIdHeader];
       return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    disableRequestLogging: true,
+    // One access-log line per request (the onResponse hook below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;

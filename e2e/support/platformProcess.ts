@@ -1,0 +1,84 @@
+/**
+ * Runs the real `platform` command as a child process, the way a user does, for end-to-end tests.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../packages/platform/bin/platform.js", import.meta.url));
+
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `platform <args>` to completion. */
+export function runPlatform(args: string[], env: Record<string, string>): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export interface PlatformProcess {
+  child: ChildProcess;
+  /** Everything printed so far. */
+  output(): string;
+  /** Base URL by service name, from the printed table. */
+  baseUrls: Record<string, string>;
+  /** Demo keys printed by this start, by service name. */
+  demoKeys: Record<string, string>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `platform start` and resolves once it printed that it runs. */
+export function startPlatformProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, [BIN, "start"], { env: { ...process.env, ...env }, stdio: "pipe" });
+  let out = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`platform start did not come up in time:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk;
+      if (!out.includes("Ctrl-C stops the platform")) return;
+      clearTimeout(timer);
+      const baseUrls: Record<string, string> = {};
+      for (const m of out.matchAll(/│\s*([a-z]+)\s*│\s*(http:\/\/\S+)\s*│/g)) baseUrls[m[1] as string] = m[2] as string;
+      const demoKeys: Record<string, string> = {};
+      for (const m of out.matchAll(/^\s{2}([a-z]+)\s+([a-z]+_[A-Za-z0-9]{12}_[A-Za-z0-9]{43})$/gm)) {
+        demoKeys[m[1] as string] = m[2] as string;
+      }
+      resolve({
+        child,
+        output: () => out,
+        baseUrls,
+        demoKeys,
+        stop: (signal = "SIGTERM") => {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", (c) => {
+      out += c;
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`platform start exited with ${code}:\n${out}`));
+    });
+  });
+}

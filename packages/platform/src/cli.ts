@@ -1,0 +1,84 @@
+/**
+ * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`.
+ * Options come from the environment and `platform.config.json` (see `platform config`).
+ */
+import { type Config, ConfigError, loadConfig } from "@platform/kernel";
+import { Command } from "commander";
+import { configCommand } from "./commands/config.ts";
+import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
+import { migrateCommand } from "./commands/migrate.ts";
+import { startPlatform } from "./commands/start.ts";
+
+function config(): Config {
+  return loadConfig();
+}
+
+/** Runs a command; a failure prints one clear line and exits 1 instead of a stack trace. */
+const run =
+  <A extends unknown[]>(fn: (...args: A) => Promise<void> | void) =>
+  async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (error) {
+      process.stderr.write(`platform: ${(error as Error).message}\n`);
+      if (!(error instanceof ConfigError) && process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+      process.exit(1);
+    }
+  };
+
+const program = new Command("platform").description("Run and operate the platform's services").showHelpAfterError();
+
+program
+  .command("start")
+  .description("start every service with embedded defaults (npm start)")
+  .action(
+    run(async () => {
+      const running = await startPlatform(config());
+      let stopping = false;
+      const shutdown = async (signal: string) => {
+        if (stopping) {
+          process.stderr.write(`platform: ${signal} again, exiting at once\n`);
+          process.exit(1);
+        }
+        stopping = true;
+        process.stdout.write(`\nStopping (${signal})...\n`);
+        await running.stop();
+        process.exit(0);
+      };
+      process.on("SIGINT", () => void shutdown("SIGINT"));
+      process.on("SIGTERM", () => void shutdown("SIGTERM"));
+    }),
+  );
+
+const keys = program.command("keys").description("manage API keys");
+keys
+  .command("create")
+  .description("create an API key (printed once)")
+  .requiredOption("--service <name>", "service the key is for")
+  .option("--name <label>", "label", "default")
+  .option("--plan <plan>", "plan of the key, for services that have plans")
+  .option("--json", 'print {"service","name","key"} as JSON')
+  .action(run((o: { service: string; name?: string; plan?: string; json?: boolean }) => createKey(config(), o)));
+keys
+  .command("list")
+  .description("list API keys (prefixes only)")
+  .option("--service <name>", "only this service's keys")
+  .option("--json", "print JSON")
+  .action(run((o: { service?: string; json?: boolean }) => listKeys(config(), o)));
+keys
+  .command("revoke <id>")
+  .description("revoke an API key by id")
+  .action(run((id: string) => revokeKey(config(), id)));
+
+program
+  .command("migrate")
+  .description("apply pending database migrations")
+  .action(run(() => migrateCommand(config())));
+
+program
+  .command("config")
+  .description("print every configuration option with its default and value")
+  .option("--json", "print JSON")
+  .action(run((o: { json?: boolean }) => configCommand(config(), o)));
+
+await program.parseAsync(process.argv);

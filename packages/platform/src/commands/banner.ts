@@ -1,0 +1,34 @@
+import type { Config } from "@platform/kernel";
+import { createTable } from "./table.ts";
+
+export interface RunningService {
+  name: string;
+  title: string;
+  origin: string;
+  baseUrl: string;
+}
+
+/** What `platform start` tells the person who ran it (stdout, not the log: it holds demo keys once). */
+export function printBanner(o: {
+  config: Config;
+  services: RunningService[];
+  demoKeys: { service: string; key: string }[];
+  driver: string;
+}) {
+  const table = createTable(["service", "base URL", "OpenAPI", "docs"]);
+  for (const s of o.services) table.push([s.name, s.baseUrl, `${s.origin}/openapi.json`, `${s.origin}/docs`]);
+  const lines = ["", "Platform running", table.toString()];
+  lines.push(
+    o.driver === "pglite"
+      ? `Database: embedded PGlite in ${o.config.dataDir}/pglite (set DATABASE_URL for PostgreSQL)`
+      : "Database: PostgreSQL (DATABASE_URL)",
+  );
+  if (o.demoKeys.length) {
+    lines.push("", "Demo API keys, created on this first start (shown once; only their hashes are stored):");
+    for (const k of o.demoKeys) lines.push(`  ${k.service.padEnd(12)} ${k.key}`);
+  } else {
+    lines.push("", "API keys: `npx platform keys create --service <name>` (`keys list`, `keys revoke <id>`).");
+  }
+  lines.push("", "Ctrl-C stops the platform.", "");
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

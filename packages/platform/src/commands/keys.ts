@@ -1,0 +1,99 @@
+/**
+ * `platform keys create|list|revoke`. With PostgreSQL the command opens the database itself; with
+ * PGlite it goes through the running platform's admin socket, or opens the data folder when no
+ * platform is running.
+ */
+import type { ApiKeyRecord, Config, CreatedApiKey } from "@platform/kernel";
+import { createTable } from "./table.ts";
+import { callAdmin } from "../admin/adminSocket.ts";
+import { openPlatform } from "../openPlatform.ts";
+import { serviceNames } from "../services.ts";
+
+interface KeyAccess {
+  create(p: { service: string; name: string; plan?: string | null }): Promise<CreatedApiKey>;
+  list(p: { service?: string }): Promise<ApiKeyRecord[]>;
+  revoke(id: string): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+async function openKeyAccess(config: Config): Promise<KeyAccess> {
+  if (!config.databaseUrl && (await callAdmin(config.dataDir, "GET", "/keys?service=__probe__")) !== undefined) {
+    const admin = async <T>(method: string, path: string, body?: unknown) =>
+      (await callAdmin<T>(config.dataDir, method, path, body)) as T;
+    return {
+      create: (p) => admin("POST", "/keys", p),
+      list: (p) => admin("GET", `/keys${p.service ? `?service=${encodeURIComponent(p.service)}` : ""}`),
+      revoke: async (id) => (await admin<{ revoked: boolean }>("DELETE", `/keys/${encodeURIComponent(id)}`)).revoked,
+      close: async () => {},
+    };
+  }
+  const platform = await openPlatform({ ...config, logLevel: "warn" });
+  return {
+    create: (p) => platform.apiKeys.create(p),
+    list: (p) => platform.apiKeys.list(p),
+    revoke: (id) => platform.apiKeys.revoke(id),
+    close: () => platform.db.close(),
+  };
+}
+
+function checkService(service: string) {
+  if (!serviceNames().includes(service)) {
+    throw new Error(`Unknown service "${service}"; one of: ${serviceNames().join(", ")}`);
+  }
+}
+
+export async function createKey(config: Config, o: { service: string; name?: string; plan?: string; json?: boolean }) {
+  checkService(o.service);
+  const access = await openKeyAccess(config);
+  try {
+    const created = await access.create({ service: o.service, name: o.name ?? "default", plan: o.plan ?? null });
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify({ service: created.service, name: created.name, key: created.key })}\n`);
+    } else {
+      process.stdout.write(
+        `Created ${created.service} key "${created.name}" (id ${created.id}).\n` +
+          "Store it now: it is shown only once.\n\n" +
+          `  ${created.key}\n`,
+      );
+    }
+  } finally {
+    await access.close();
+  }
+}
+
+export async function listKeys(config: Config, o: { service?: string; json?: boolean }) {
+  if (o.service) checkService(o.service);
+  const access = await openKeyAccess(config);
+  try {
+    const keys = await access.list({ service: o.service });
+    if (o.json) {
+      process.stdout.write(`${JSON.stringify(keys)}\n`);
+      return;
+    }
+    const table = createTable(["id", "service", "name", "key prefix", "plan", "created", "status"]);
+    for (const k of keys) {
+      table.push([
+        k.id,
+        k.service,
+        k.name,
+        `${k.prefix}_…`,
+        k.plan ?? "",
+        new Date(k.created_at).toISOString(),
+        k.revoked_at ? "revoked" : "active",
+      ]);
+    }
+    process.stdout.write(`${table.toString()}\n`);
+  } finally {
+    await access.close();
+  }
+}
+
+export async function revokeKey(config: Config, id: string) {
+  const access = await openKeyAccess(config);
+  try {
+    if (!(await access.revoke(id))) throw new Error(`No active key with id ${id}`);
+    process.stdout.write(`Revoked key ${id}.\n`);
+  } finally {
+    await access.close();
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * `platform start`: every enabled service in this one process, on embedded defaults unless configured
+ * otherwise. Prints the services and their base URLs, and on the first start of each service a demo
+ * API key (only its hash is stored). SIGINT/SIGTERM stop everything cleanly.
+ */
+import { type Config, closeGracefully, type HttpServer, type PlatformContext } from "@platform/kernel";
+import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
+import { openPlatform } from "../openPlatform.ts";
+import { allServices } from "../services.ts";
+import { printBanner, type RunningService } from "./banner.ts";
+
+export interface RunningPlatform {
+  services: RunningService[];
+  stop(): Promise<void>;
+}
+
+const DEMO_KEY_NAME = "demo";
+
+export async function startPlatform(config: Config): Promise<RunningPlatform> {
+  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
+    throw new Error(`A platform is already running on the data folder ${config.dataDir}`);
+  }
+  const platform = await openPlatform(config);
+  const { logger, db, apiKeys } = platform;
+  const context: PlatformContext = { config, db, logger, apiKeys };
+  const servers: HttpServer[] = [];
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, "stop failed"));
+    stops.length = 0;
+  };
+  stops.push(() => db.close());
+
+  try {
+    const running: RunningService[] = [];
+    for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
+      const app = await service.createServer(context);
+      await app.listen({ host: config.host, port: service.port(config) });
+      servers.push(app);
+      stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
+      const address = app.server.address();
+      const port = typeof address === "object" && address ? address.port : service.port(config);
+      const origin = `http://${config.publicHost ?? config.host}:${port}`;
+      running.push({ name: service.name, title: service.title, origin, baseUrl: `${origin}${service.basePath}` });
+    }
+
+    const admin = await startAdminServer(config.dataDir, apiKeys);
+    stops.push(() => admin.close());
+
+    // A demo key per service, once in the life of the database (a revoked demo key is not recreated).
+    const demoKeys: { service: string; key: string }[] = [];
+    for (const s of running) {
+      const existing = await apiKeys.list({ service: s.name });
+      if (!existing.some((k) => k.name === DEMO_KEY_NAME)) {
+        demoKeys.push({ service: s.name, key: (await apiKeys.create({ service: s.name, name: DEMO_KEY_NAME })).key });
+      }
+    }
+    printBanner({ config, services: running, demoKeys, driver: db.driver });
+    logger.info({ services: running.map((s) => s.name) }, "platform started");
+    return { services: running, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
