@@ -44,3 +44,4 @@ export const wearablesService: ServiceDefinition = {
   basePath: BASE_PATH,
   createServer,
 };
+export { GET_USER_SQL, listUsersSql } from "./store/usersRepository.ts";

@@ -80,26 +80,40 @@ function whereClause(p: Pick<ListUsersParameters, "search" | "email" | "external
   return { sql: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
 }
 
+/** The two statements of a users list page; exported so the benchmark baseline runs exactly them. */
+export function listUsersSql(p: ListUsersParameters) {
+  const where = whereClause(p);
+  const direction = p.sortOrder === "asc" ? "ASC" : "DESC";
+  // created_at is never null: a plain ORDER BY lets PostgreSQL walk users_created_at_idx (either way)
+  // and stop after one page; NULLS LAST on it would force a sort of every row.
+  const nulls = p.sortBy === "created_at" ? "" : " NULLS LAST";
+  const n = where.params.length;
+  return {
+    page: {
+      text: `${SELECT_USER} ${where.sql}
+        ORDER BY ${SORT_EXPRESSION[p.sortBy]} ${direction}${nulls}, u.id ${direction}
+        LIMIT $${n + 1} OFFSET $${n + 2}`,
+      values: [...where.params, p.limit, p.offset],
+    },
+    count: { text: `SELECT count(*) AS total FROM wearables.users u ${where.sql}`, values: where.params },
+  };
+}
+
+export const GET_USER_SQL = `${SELECT_USER} WHERE u.id = $1`;
+
 export function createUsersRepository(db: Queryable) {
   return {
     async list(p: ListUsersParameters): Promise<{ rows: UserRow[]; total: number }> {
-      const where = whereClause(p);
-      const direction = p.sortOrder === "asc" ? "ASC" : "DESC";
-      const n = where.params.length;
+      const sql = listUsersSql(p);
       const [rows, count] = await Promise.all([
-        db.query<UserRow>(
-          `${SELECT_USER} ${where.sql}
-           ORDER BY ${SORT_EXPRESSION[p.sortBy]} ${direction} NULLS LAST, u.id ${direction}
-           LIMIT $${n + 1} OFFSET $${n + 2}`,
-          [...where.params, p.limit, p.offset],
-        ),
-        db.query<{ total: string }>(`SELECT count(*) AS total FROM wearables.users u ${where.sql}`, where.params),
+        db.query<UserRow>(sql.page.text, sql.page.values),
+        db.query<{ total: string }>(sql.count.text, sql.count.values),
       ]);
       return { rows, total: Number(count[0]?.total ?? 0) };
     },
 
     async get(id: string): Promise<UserRow | undefined> {
-      const [row] = await db.query<UserRow>(`${SELECT_USER} WHERE u.id = $1`, [id]);
+      const [row] = await db.query<UserRow>(GET_USER_SQL, [id]);
       return row;
     },
 

@@ -1,0 +1,107 @@
+import { Writable } from "node:stream";
+import { Type } from "typebox";
+import { afterEach, describe, expect, it } from "vitest";
+import { createLogger } from "../log/logger.ts";
+import { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./createHttpServer.ts";
+import { HttpError } from "./httpError.ts";
+
+const formatError: ErrorFormatter = (e) => ({ statusCode: e.statusCode, body: { error: e.message, code: e.code } });
+
+function captureLogs() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, logger: createLogger({ level: "info", destination }) };
+}
+
+let app: HttpServer | undefined;
+afterEach(async () => {
+  await app?.close();
+  app = undefined;
+});
+
+async function start(setup: (app: HttpServer) => void, logger = createLogger({ level: "silent" })) {
+  app = await createHttpServer({ logger, bodyLimit: 1024, formatError, openapi: { title: "t", version: "1" } });
+  setup(app);
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+}
+
+describe("createHttpServer", () => {
+  it("formats every kind of error with the service's formatter, never a raw 500", async () => {
+    const url = await start((a) => {
+      a.post(
+        "/echo",
+        { schema: { body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }) } },
+        async (r) => r.body,
+      );
+      a.get("/teapot", async () => {
+        throw new HttpError(418, "short and stout", "TEAPOT");
+      });
+      a.get("/bug", async () => {
+        throw new Error("secret internals");
+      });
+    });
+    const post = (body: string, type = "application/json") =>
+      fetch(`${url}/echo`, { method: "POST", body, headers: { "content-type": type } });
+    expect(await (await post('{"n":1}')).json()).toEqual({ n: 1 });
+    const cases: [Response, number, string | undefined][] = [
+      [await post('{"n":"1"}'), 400, "INVALID_PARAM"],
+      [await post("{}"), 400, "MISSING_PARAM"],
+      [await post('{"n":1,"x":2}'), 400, "INVALID_PARAM"],
+      [await post("{bad"), 400, "INVALID_BODY"],
+      [await post(JSON.stringify({ n: 1, pad: "x".repeat(2000) })), 413, "BODY_TOO_LARGE"],
+      [await post("n=1", "application/x-www-form-urlencoded"), 415, "UNSUPPORTED_MEDIA_TYPE"],
+      [await fetch(`${url}/teapot`), 418, "TEAPOT"],
+      [await fetch(`${url}/bug`), 500, "INTERNAL_SERVER_ERROR"],
+      [await fetch(`${url}/missing`), 404, "NOT_FOUND"],
+    ];
+    for (const [res, status, code] of cases) {
+      expect(res.status).toBe(status);
+      const body = await res.json();
+      expect(body.code).toBe(code);
+      expect(body.error).not.toContain("secret internals");
+    }
+  });
+
+  it("lets in-flight requests finish on graceful close and refuses new ones", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const url = await start((a) => {
+      a.get("/slow", async () => {
+        await gate;
+        return { done: true };
+      });
+    });
+    const inflight = fetch(`${url}/slow`);
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = closeGracefully(app as HttpServer, 5_000);
+    setTimeout(release, 100);
+    const res = await inflight;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ done: true });
+    await closing;
+    await expect(fetch(`${url}/slow`)).rejects.toThrow();
+    app = undefined;
+  });
+
+  it("never logs credentials", async () => {
+    const { lines, logger } = captureLogs();
+    const url = await start((a) => {
+      a.get("/x", async () => ({ ok: true }));
+    }, logger);
+    await fetch(`${url}/x?apikey=SECRET1&chainid=1`, {
+      headers: { authorization: "Bearer SECRET2", "x-service-api-key": "SECRET3" },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const text = lines.join("");
+    expect(text).toContain('"url":"/x?apikey=[REDACTED]&chainid=1"');
+    expect(text).not.toMatch(/SECRET\d/);
+  });
+});
