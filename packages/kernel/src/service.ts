@@ -9,11 +9,24 @@ import type { Migration } from "./db/migrate.ts";
 import type { HttpServer } from "./http/createHttpServer.ts";
 import type { Logger } from "./log/logger.ts";
 
+/** An EVM chain a service reads, and where its JSON-RPC answers (http(s) or ws(s)). */
+export interface ChainEndpoint {
+  chainId: number;
+  rpcUrl: string;
+}
+
 export interface PlatformContext {
   config: Config;
   db: Database;
   logger: Logger;
   apiKeys: ApiKeyStore;
+  /** Chains available to services: the devnet's, plus any configured with CHAIN_RPC_URLS. */
+  chains: ChainEndpoint[];
+}
+
+/** A background role of a service (an indexer, a relayer); stopped before the database closes. */
+export interface BackgroundJob {
+  stop(): Promise<void>;
 }
 
 export interface ServiceDefinition {
@@ -26,4 +39,10 @@ export interface ServiceDefinition {
   /** Path of the API under the server's origin, e.g. `/api/v1`. */
   basePath: string;
   createServer(context: PlatformContext): Promise<HttpServer>;
+  /** Starts the service's background work (optional). */
+  startJobs?(context: PlatformContext): Promise<BackgroundJob>;
+  /** Plans an API key of this service can carry (`platform keys create --plan`); first = default. */
+  plans?: readonly string[];
+  /** Plan of the demo key created on first start. */
+  demoKeyPlan?: string;
 }

@@ -4,6 +4,7 @@
  */
 import { type Config, ConfigError, loadConfig } from "@platform/kernel";
 import { Command } from "commander";
+import { chainstatsBackfill } from "./commands/chainstats.ts";
 import { configCommand } from "./commands/config.ts";
 import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
@@ -69,6 +70,15 @@ keys
   .command("revoke <id>")
   .description("revoke an API key by id")
   .action(run((id: string) => revokeKey(config(), id)));
+
+const chainstats = program.command("chainstats").description("chain statistics service");
+chainstats
+  .command("backfill")
+  .description("index one chain in the foreground with a progress bar, then follow its head")
+  .requiredOption("--chain <id>", "chain id")
+  .option("--from <block>", "re-index the chain from this block")
+  .option("--exit-when-synced", "exit once the head is reached instead of following it")
+  .action(run((o: { chain: string; from?: string; exitWhenSynced?: boolean }) => chainstatsBackfill(config(), o)));
 
 program
   .command("migrate")

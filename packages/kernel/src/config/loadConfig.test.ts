@@ -9,12 +9,24 @@ describe("loadConfig", () => {
     const config = loadConfig({ env: {} });
     expect(config.wearablesPort).toBe(8000);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.services).toEqual(["wearables"]);
+    expect(config.services).toEqual(["wearables", "chainstats"]);
+    expect(config.chainRpcUrls).toEqual({});
   });
 
   it("parses environment variables", () => {
     const config = loadConfig({ env: { WEARABLES_PORT: "9001", DEVNET: "false", LOG_LEVEL: "warn" } });
     expect(config).toMatchObject({ wearablesPort: 9001, devnet: false, logLevel: "warn" });
+  });
+
+  it("parses chain RPC URLs", () => {
+    const config = loadConfig({ env: { CHAIN_RPC_URLS: "1=https://eth.example/rpc, 8453=wss://base.example" } });
+    expect(config.chainRpcUrls).toEqual({ 1: "https://eth.example/rpc", 8453: "wss://base.example" });
+    expect(() => loadConfig({ env: { CHAIN_RPC_URLS: "x=https://a" } })).toThrow(
+      /CHAIN_RPC_URLS entry "x=https:\/\/a"/,
+    );
+    expect(() => loadConfig({ env: { CHAIN_RPC_URLS: "1=ftp://a" } })).toThrow(
+      /CHAIN_RPC_URLS must be a URL with scheme/,
+    );
   });
 
   it("names the bad option", () => {

@@ -5,7 +5,7 @@
  *
  * `platform config` prints this table with the values in effect.
  */
-import { parseBool, parseEnum, parseInt_, parseList, parseString, parseUrl } from "./parsers.ts";
+import { parseBool, parseChainRpcUrls, parseEnum, parseInt_, parseList, parseString, parseUrl } from "./parsers.ts";
 
 export interface OptionDef<T> {
   env: string;
@@ -80,11 +80,61 @@ export const options = {
   }),
   services: option({
     env: "SERVICES",
-    default: ["wearables"],
+    default: ["wearables", "chainstats"],
     description: "Services `platform start` runs (comma-separated).",
-    parse: parseList(parseEnum(["wearables"] as const)),
+    parse: parseList(parseEnum(["wearables", "chainstats"] as const)),
   }),
   wearablesPort: port("WEARABLES_PORT", 8000, "Port of the wearables API (base /api/v1)."),
+  chainRpcUrls: option<Record<number, string>>({
+    env: "CHAIN_RPC_URLS",
+    default: {},
+    description: "External JSON-RPC per chain, `1=https://…,8453=wss://…`; such chains are not run on the devnet.",
+    parse: parseChainRpcUrls,
+    secret: true,
+  }),
+  chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
+  chainstatsChains: option<number[] | undefined>({
+    env: "CHAINSTATS_CHAINS",
+    default: undefined,
+    description: "Chain ids the block indexer follows (comma-separated); default every chain with an RPC.",
+    parse: parseList(parseInt_(1, 2 ** 53 - 1)),
+  }),
+  chainstatsStartBlock: option({
+    env: "CHAINSTATS_START_BLOCK",
+    default: 0,
+    description: "First block the indexer reads on a chain it has never indexed.",
+    parse: parseInt_(0, 2 ** 53 - 1),
+  }),
+  chainstatsBatchSize: option({
+    env: "CHAINSTATS_BATCH_SIZE",
+    default: 100,
+    description: "Blocks per JSON-RPC batch request.",
+    parse: parseInt_(1, 1000),
+  }),
+  chainstatsConcurrency: option({
+    env: "CHAINSTATS_CONCURRENCY",
+    default: 4,
+    description: "Batch requests in flight per chain.",
+    parse: parseInt_(1, 64),
+  }),
+  chainstatsWindowSize: option({
+    env: "CHAINSTATS_WINDOW_SIZE",
+    default: 2_000,
+    description: "Blocks written per transaction while backfilling (memory stays bounded by it).",
+    parse: parseInt_(1, 100_000),
+  }),
+  chainstatsFinalityDepth: option({
+    env: "CHAINSTATS_FINALITY_DEPTH",
+    default: 64,
+    description: "Blocks below the head that can still be reorganised; a deeper reorg re-indexes the chain.",
+    parse: parseInt_(1, 100_000),
+  }),
+  chainstatsPollMs: option({
+    env: "CHAINSTATS_POLL_MS",
+    default: 500,
+    description: "How often a caught-up indexer asks for a new head.",
+    parse: parseInt_(50, 600_000),
+  }),
   devnet: option({
     env: "DEVNET",
     default: true,

@@ -56,3 +56,19 @@ export const parseUrl =
     }
     return raw.trim();
   };
+
+/** `1=https://rpc.example,8453=wss://…` → `{1: "https://rpc.example", 8453: "wss://…"}`. */
+export const parseChainRpcUrls = (raw: string): Record<number, string> => {
+  const out: Record<number, string> = {};
+  for (const entry of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = entry.indexOf("=");
+    const id = Number(entry.slice(0, eq));
+    if (eq < 1 || !Number.isSafeInteger(id) || id < 1)
+      throw new ConfigError(`entry "${entry}" must read <chainId>=<url>`);
+    out[id] = parseUrl(["http:", "https:", "ws:", "wss:"])(entry.slice(eq + 1));
+  }
+  return out;
+};

@@ -75,7 +75,7 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     reply.header(requestIdHeader, request.id);
   });
   app.addHook("onResponse", async (request, reply) => {
-    if (!request.log.isLevelEnabled("info")) return;
+    if (!parameters.logger.isLevelEnabled("info")) return;
     request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
   });
 

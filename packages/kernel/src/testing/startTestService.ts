@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from "../db/testDatabase.ts";
 import { closeGracefully, type HttpServer } from "../http/createHttpServer.ts";
 import { kernelMigrations } from "../index.ts";
 import { createLogger } from "../log/logger.ts";
-import type { PlatformContext, ServiceDefinition } from "../service.ts";
+import type { ChainEndpoint, PlatformContext, ServiceDefinition } from "../service.ts";
 
 export interface TestService {
   /** Origin, e.g. `http://127.0.0.1:41234`. */
@@ -27,17 +27,28 @@ export interface TestService {
   close(): Promise<void>;
 }
 
+export interface StartTestServiceParameters {
+  config?: Partial<Config>;
+  chains?: ChainEndpoint[];
+  /** Plan of the test key, for services with plans. */
+  plan?: string;
+}
+
 export async function startTestService(
   service: ServiceDefinition,
-  overrides: Partial<Config> = {},
+  { config: overrides = {}, chains = [], plan }: StartTestServiceParameters = {},
 ): Promise<TestService> {
   const database = await createTestDatabase();
   await migrate(database.db, [...kernelMigrations(), ...service.migrations]);
   const config = loadConfig({ env: {}, overrides: { logLevel: "silent", apiKeyCacheTtlMs: 0, ...overrides } });
   const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? config.logLevel });
   const apiKeys = createApiKeyStore({ db: database.db, cacheTtlMs: config.apiKeyCacheTtlMs });
-  const { key } = await apiKeys.create({ service: service.name, name: "test" });
-  const context: PlatformContext = { config, db: database.db, logger, apiKeys };
+  const { key } = await apiKeys.create({
+    service: service.name,
+    name: "test",
+    plan: plan ?? service.plans?.[0] ?? null,
+  });
+  const context: PlatformContext = { config, db: database.db, logger, apiKeys, chains };
   const app = await service.createServer(context);
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();

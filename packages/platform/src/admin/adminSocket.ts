@@ -9,7 +9,7 @@ import { request } from "node:http";
 import { join } from "node:path";
 import type { ApiKeyStore } from "@platform/kernel";
 import Fastify, { type FastifyInstance } from "fastify";
-import { serviceNames } from "../services.ts";
+import { keyPlanFor } from "../services.ts";
 
 export const adminSocketPath = (dataDir: string) => join(dataDir, "platform.sock");
 
@@ -19,9 +19,12 @@ export async function startAdminServer(dataDir: string, apiKeys: ApiKeyStore): P
   const app = Fastify({ bodyLimit: 16_384 });
   app.get("/keys", async (req) => apiKeys.list({ service: (req.query as { service?: string }).service }));
   app.post("/keys", async (req, reply) => {
-    const { service, name, plan } = req.body as { service: string; name: string; plan?: string };
-    if (!serviceNames().includes(service)) return reply.code(400).send({ error: `unknown service "${service}"` });
-    return apiKeys.create({ service, name, plan: plan ?? null });
+    const { service, name, plan } = req.body as { service: string; name: string; plan?: string | null };
+    try {
+      return await apiKeys.create({ service, name, plan: keyPlanFor(service, plan) });
+    } catch (error) {
+      return reply.code(400).send({ error: (error as Error).message });
+    }
   });
   app.delete("/keys/:id", async (req) => ({ revoked: await apiKeys.revoke((req.params as { id: string }).id) }));
   await app.listen({ path });

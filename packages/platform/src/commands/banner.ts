@@ -1,4 +1,4 @@
-import type { Config } from "@platform/kernel";
+import type { ChainEndpoint, Config } from "@platform/kernel";
 import { createTable } from "./table.ts";
 
 export interface RunningService {
@@ -14,6 +14,8 @@ export function printBanner(o: {
   services: RunningService[];
   demoKeys: { service: string; key: string }[];
   driver: string;
+  chains: ChainEndpoint[];
+  devnet?: string[] | undefined;
 }) {
   const table = createTable(["service", "base URL", "OpenAPI", "docs"]);
   for (const s of o.services) table.push([s.name, s.baseUrl, `${s.origin}/openapi.json`, `${s.origin}/docs`]);
@@ -23,6 +25,12 @@ export function printBanner(o: {
       ? `Database: embedded PGlite in ${o.config.dataDir}/pglite (set DATABASE_URL for PostgreSQL)`
       : "Database: PostgreSQL (DATABASE_URL)",
   );
+  if (o.chains.length) {
+    const chains = createTable(["chain id", "JSON-RPC"]);
+    for (const c of o.chains) chains.push([String(c.chainId), c.rpcUrl]);
+    lines.push("", "Chains", chains.toString());
+  }
+  if (o.devnet) lines.push(...o.devnet);
   if (o.demoKeys.length) {
     lines.push("", "Demo API keys, created on this first start (shown once; only their hashes are stored):");
     for (const k of o.demoKeys) lines.push(`  ${k.service.padEnd(12)} ${k.key}`);

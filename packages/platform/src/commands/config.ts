@@ -8,7 +8,10 @@ export function configCommand(config: Config, o: { json?: boolean }) {
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return;
   }
-  const table = createTable(["env", "default", "value", "description"], { colWidths: [24, 14, 20, 70], wordWrap: true });
+  const table = createTable(["env", "default", "value", "description"], {
+    colWidths: [24, 14, 20, 70],
+    wordWrap: true,
+  });
   for (const r of rows) table.push([r.env, r.default, r.value, r.description]);
   process.stdout.write(`${table.toString()}\n`);
 }

@@ -4,10 +4,10 @@
  * platform is running.
  */
 import type { ApiKeyRecord, Config, CreatedApiKey } from "@platform/kernel";
-import { createTable } from "./table.ts";
 import { callAdmin } from "../admin/adminSocket.ts";
 import { openPlatform } from "../openPlatform.ts";
-import { serviceNames } from "../services.ts";
+import { keyPlanFor, serviceNames } from "../services.ts";
+import { createTable } from "./table.ts";
 
 interface KeyAccess {
   create(p: { service: string; name: string; plan?: string | null }): Promise<CreatedApiKey>;
@@ -43,15 +43,16 @@ function checkService(service: string) {
 }
 
 export async function createKey(config: Config, o: { service: string; name?: string; plan?: string; json?: boolean }) {
-  checkService(o.service);
+  const plan = keyPlanFor(o.service, o.plan);
   const access = await openKeyAccess(config);
   try {
-    const created = await access.create({ service: o.service, name: o.name ?? "default", plan: o.plan ?? null });
+    const created = await access.create({ service: o.service, name: o.name ?? "default", plan });
     if (o.json) {
-      process.stdout.write(`${JSON.stringify({ service: created.service, name: created.name, key: created.key })}\n`);
+      const out = { service: created.service, name: created.name, key: created.key, plan: created.plan ?? undefined };
+      process.stdout.write(`${JSON.stringify(out)}\n`);
     } else {
       process.stdout.write(
-        `Created ${created.service} key "${created.name}" (id ${created.id}).\n` +
+        `Created ${created.service} key "${created.name}"${created.plan ? ` on plan ${created.plan}` : ""} (id ${created.id}).\n` +
           "Store it now: it is shown only once.\n\n" +
           `  ${created.key}\n`,
       );

@@ -1,13 +1,16 @@
 /**
  * `platform start`: every enabled service in this one process, on embedded defaults unless configured
- * otherwise. Prints the services and their base URLs, and on the first start of each service a demo
- * API key (only its hash is stored). SIGINT/SIGTERM stop everything cleanly.
+ * otherwise: the devnet chains (unless disabled), each service's HTTP server and background jobs, and
+ * the local admin socket. Prints the services and their base URLs, and on the first start of each
+ * service a demo API key (only its hash is stored). `stop()` undoes it all in reverse order.
  */
-import { type Config, closeGracefully, type HttpServer, type PlatformContext } from "@platform/kernel";
+import { type Config, closeGracefully, type PlatformContext } from "@platform/kernel";
 import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
+import { resolveChains } from "../chainEndpoints.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { allServices } from "../services.ts";
 import { printBanner, type RunningService } from "./banner.ts";
+import { startDevnetIfNeeded } from "./devnet.ts";
 
 export interface RunningPlatform {
   services: RunningService[];
@@ -22,22 +25,27 @@ export async function startPlatform(config: Config): Promise<RunningPlatform> {
   }
   const platform = await openPlatform(config);
   const { logger, db, apiKeys } = platform;
-  const context: PlatformContext = { config, db, logger, apiKeys };
-  const servers: HttpServer[] = [];
-  const stops: (() => Promise<void>)[] = [];
+  const stops: (() => Promise<void>)[] = [() => db.close()];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, "stop failed"));
     stops.length = 0;
   };
-  stops.push(() => db.close());
 
   try {
+    const devnet = await startDevnetIfNeeded(config, logger);
+    if (devnet) stops.push(() => devnet.stop());
+    const chains = resolveChains(config, devnet?.chains ?? []);
+    const context: PlatformContext = { config, db, logger, apiKeys, chains };
+
     const running: RunningService[] = [];
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
       const app = await service.createServer(context);
       await app.listen({ host: config.host, port: service.port(config) });
-      servers.push(app);
       stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
+      if (service.startJobs) {
+        const jobs = await service.startJobs(context);
+        stops.push(() => jobs.stop());
+      }
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : service.port(config);
       const origin = `http://${config.publicHost ?? config.host}:${port}`;
@@ -52,11 +60,15 @@ export async function startPlatform(config: Config): Promise<RunningPlatform> {
     for (const s of running) {
       const existing = await apiKeys.list({ service: s.name });
       if (!existing.some((k) => k.name === DEMO_KEY_NAME)) {
-        demoKeys.push({ service: s.name, key: (await apiKeys.create({ service: s.name, name: DEMO_KEY_NAME })).key });
+        const plan = allServices.find((d) => d.name === s.name)?.demoKeyPlan ?? null;
+        demoKeys.push({
+          service: s.name,
+          key: (await apiKeys.create({ service: s.name, name: DEMO_KEY_NAME, plan })).key,
+        });
       }
     }
-    printBanner({ config, services: running, demoKeys, driver: db.driver });
-    logger.info({ services: running.map((s) => s.name) }, "platform started");
+    printBanner({ config, services: running, demoKeys, driver: db.driver, chains, devnet: devnet?.summary });
+    logger.info({ services: running.map((s) => s.name), chains: chains.length }, "platform started");
     return { services: running, stop };
   } catch (error) {
     await stop();

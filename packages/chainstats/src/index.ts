@@ -1,0 +1,106 @@
+/**
+ * Chain statistics (Etherscan API V2 `module=stats` compatible): a block indexer per chain with daily
+ * rollups (`jobs/`), and `GET /v2/api` + `GET /v2/chainlist` over them (`http/`).
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import {
+  type BackgroundJob,
+  type ChainEndpoint,
+  type Config,
+  createHttpServer,
+  createRateCounter,
+  loadMigrations,
+  type PlatformContext,
+  type ServiceDefinition,
+} from "@platform/kernel";
+import { PLAN_NAMES } from "./domain/plans.ts";
+import { registerChainList } from "./http/chainlist.ts";
+import { formatError } from "./http/envelope.ts";
+import { registerStatsApi } from "./http/statsApi.ts";
+import { createChainIndexer } from "./jobs/blockIndexer.ts";
+import { createBlockFetcher } from "./rpc/blockFetcher.ts";
+import { createBlocksRepository } from "./store/blocksRepository.ts";
+
+export { PLAN_NAMES, PLANS } from "./domain/plans.ts";
+export { type ChainIndexer, type ChainIndexerStatus, createChainIndexer } from "./jobs/blockIndexer.ts";
+export { createBlockFetcher } from "./rpc/blockFetcher.ts";
+export { createBlocksRepository } from "./store/blocksRepository.ts";
+
+/** The chains to index: CHAINSTATS_CHAINS when set, else every chain with an RPC endpoint. */
+export function indexedChains(config: Config, chains: ChainEndpoint[]): ChainEndpoint[] {
+  const wanted = config.chainstatsChains;
+  return wanted ? chains.filter((c) => wanted.includes(c.chainId)) : chains;
+}
+
+async function createServer({ config, db, logger, apiKeys, chains }: PlatformContext) {
+  const app = await createHttpServer({
+    logger: logger.child({ service: "chainstats" }),
+    bodyLimit: config.bodyLimit,
+    formatError,
+    openapi: {
+      title: "Chain Statistics API",
+      version: "2.0.0",
+      description:
+        "Daily statistics of EVM chains from our own block indexer; compatible with Etherscan API V2 `module=stats`.",
+      securitySchemes: { apikey: { type: "apiKey", in: "query", name: "apikey" } },
+      security: [{ apikey: [] }],
+    },
+  });
+  const rateCounter = createRateCounter(config.redisUrl);
+  app.addHook("onClose", () => rateCounter.close());
+  const repository = createBlocksRepository(db);
+  const chainIds = () => indexedChains(config, chains).map((c) => c.chainId);
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  registerStatsApi(api, { apiKeys, rateCounter, repository, chainIds });
+  registerChainList(api, { repository, chainIds });
+  return app;
+}
+
+/** One indexer per chain, each restartable from its checkpoint. */
+export function createIndexers({
+  config,
+  db,
+  logger,
+  chains,
+}: Pick<PlatformContext, "config" | "db" | "logger" | "chains">) {
+  const repository = createBlocksRepository(db);
+  return indexedChains(config, chains).map((chain) =>
+    createChainIndexer({
+      chainId: chain.chainId,
+      fetcher: createBlockFetcher({
+        rpcUrl: chain.rpcUrl,
+        batchSize: config.chainstatsBatchSize,
+        concurrency: config.chainstatsConcurrency,
+      }),
+      repository,
+      startBlock: BigInt(config.chainstatsStartBlock),
+      finalityDepth: config.chainstatsFinalityDepth,
+      pollMs: config.chainstatsPollMs,
+      windowSize: config.chainstatsWindowSize,
+      logger,
+    }),
+  );
+}
+
+async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+  const controller = new AbortController();
+  const runs = createIndexers(context).map((indexer) => indexer.run(controller.signal));
+  return {
+    async stop() {
+      controller.abort();
+      await Promise.all(runs);
+    },
+  };
+}
+
+export const chainstatsService: ServiceDefinition = {
+  name: "chainstats",
+  title: "Chain statistics API",
+  migrations: loadMigrations("chainstats", new URL("../migrations", import.meta.url).pathname),
+  port: (config) => config.chainstatsPort,
+  basePath: "/v2/api",
+  createServer,
+  startJobs,
+  plans: PLAN_NAMES,
+  demoKeyPlan: "standard",
+};

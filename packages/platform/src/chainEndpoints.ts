@@ -1,0 +1,11 @@
+/**
+ * Where each chain's JSON-RPC answers: the devnet manifest's chains (when the devnet runs or ran on
+ * this data folder) overridden by CHAIN_RPC_URLS.
+ */
+import type { ChainEndpoint, Config } from "@platform/kernel";
+
+export function resolveChains(config: Config, devnet: ChainEndpoint[] = []): ChainEndpoint[] {
+  const byId = new Map<number, string>(devnet.map((c) => [c.chainId, c.rpcUrl]));
+  for (const [id, url] of Object.entries(config.chainRpcUrls)) byId.set(Number(id), url);
+  return [...byId].map(([chainId, rpcUrl]) => ({ chainId, rpcUrl })).sort((a, b) => a.chainId - b.chainId);
+}
