@@ -1,0 +1,96 @@
+/**
+ * `platform chainstats backfill`, killed with SIGKILL at random instants while it writes, then run to
+ * the head: the stored blocks and daily rollups are exactly those of the chain (nothing lost, nothing
+ * counted twice). Runs on PGlite, or on PostgreSQL when TEST_DATABASE_URL is set.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type AnvilNode, startAnvil } from "@platform/chains";
+import { createBlocksRepository } from "@platform/chainstats";
+import { expectedDays, rpc } from "@platform/chainstats/testing";
+import { createDatabase, createTestDatabase, type TestDatabase } from "@platform/kernel";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { runPlatform } from "./support/platformProcess.ts";
+
+const BIN = fileURLToPath(new URL("../packages/platform/bin/platform.js", import.meta.url));
+const CHAIN = 1337;
+const GENESIS = Date.UTC(2026, 2, 1) / 1000;
+const BLOCKS = 1_200;
+
+let anvil: AnvilNode;
+let database: TestDatabase | undefined;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: CHAIN, port: 0, genesisTimestamp: GENESIS });
+  // 1,200 blocks five minutes apart: a little over four UTC days.
+  await rpc(anvil.rpcUrl, "anvil_mine", [`0x${BLOCKS.toString(16)}`, "0x12c"]);
+  env = {
+    DATA_DIR: mkdtempSync(join(tmpdir(), "chainstats-e2e-")),
+    DEVNET: "false",
+    LOG_LEVEL: "warn",
+    CHAIN_RPC_URLS: `${CHAIN}=${anvil.rpcUrl}`,
+    CHAINSTATS_WINDOW_SIZE: "25",
+    CHAINSTATS_BATCH_SIZE: "5",
+    CHAINSTATS_CONCURRENCY: "1",
+  };
+  if (process.env.TEST_DATABASE_URL) {
+    database = await createTestDatabase();
+    env.DATABASE_URL = database.url as string;
+  }
+});
+
+afterAll(async () => {
+  await anvil?.stop();
+  await database?.drop();
+});
+
+/** Starts a backfill and SIGKILLs it a random moment after it reported progress. */
+function killMidway(): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, "chainstats", "backfill", "--chain", String(CHAIN)], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let err = "";
+    child.stderr.on("data", (c) => {
+      err += c;
+      if (/\d+\/[\d,]+ blocks/.test(err) && !child.killed) {
+        setTimeout(() => child.kill("SIGKILL"), 100 + Math.random() * 400);
+      }
+    });
+    child.on("exit", (code, signal) =>
+      signal === "SIGKILL" ? resolve() : reject(new Error(`exited ${code}: ${err}`)),
+    );
+  });
+}
+
+it("survives SIGKILL at any instant and ends with exactly the chain's figures", async () => {
+  for (let i = 0; i < 3; i++) await killMidway();
+  const final = await runPlatform(["chainstats", "backfill", "--chain", String(CHAIN), "--exit-when-synced"], env);
+  expect(final.code, final.stderr).toBe(0);
+  const resumed = /\((\d+) blocks this run/.exec(final.stderr);
+  expect(Number(resumed?.[1])).toBeLessThan(BLOCKS + 1); // earlier runs' work was kept
+
+  const db = database?.db ?? (await createDatabase({ dataDir: env.DATA_DIR as string }));
+  try {
+    const [count] = await db.query<{ n: string; max: string }>(
+      "SELECT count(*) AS n, max(number) AS max FROM chainstats.blocks WHERE chain_id = $1",
+      [CHAIN],
+    );
+    expect(count).toEqual({ n: String(BLOCKS + 1), max: String(BLOCKS) });
+    const rows = await createBlocksRepository(db).dailyRows(CHAIN, "2026-01-01", "2026-12-31", "asc");
+    const expected = await expectedDays(anvil.rpcUrl);
+    expect(rows.map((r) => ({ day: r.day, blocks: Number(r.block_count), gasUsed: r.gas_used_sum }))).toEqual(
+      expected.map((d) => ({ day: d.UTCDate, blocks: d.blockCount, gasUsed: d.gasUsed })),
+    );
+    expect(rows.map((r) => Math.round(Number(r.gas_limit_sum) / Number(r.block_count)))).toEqual(
+      expected.map((d) => Number(d.gasLimit)),
+    );
+  } finally {
+    if (!database) await db.close();
+  }
+});
