@@ -82,14 +82,14 @@ it("survives SIGKILL at any instant and ends with exactly the chain's figures", 
       [CHAIN],
     );
     expect(count).toEqual({ n: String(BLOCKS + 1), max: String(BLOCKS) });
-    const rows = await createBlocksRepository(db).dailyRows(CHAIN, "2026-01-01", "2026-12-31", "asc");
+    const repository = createBlocksRepository(db);
+    const records = async (action: "dailyblkcount" | "dailygasused" | "dailyavggaslimit") =>
+      JSON.parse((await repository.dailyRecords(CHAIN, action, "2026-01-01", "2026-12-31", "asc")).json);
     const expected = await expectedDays(anvil.rpcUrl);
-    expect(rows.map((r) => ({ day: r.day, blocks: Number(r.block_count), gasUsed: r.gas_used_sum }))).toEqual(
-      expected.map((d) => ({ day: d.UTCDate, blocks: d.blockCount, gasUsed: d.gasUsed })),
-    );
-    expect(rows.map((r) => Math.round(Number(r.gas_limit_sum) / Number(r.block_count)))).toEqual(
-      expected.map((d) => Number(d.gasLimit)),
-    );
+    const base = (d: (typeof expected)[number]) => ({ UTCDate: d.UTCDate, unixTimeStamp: d.unixTimeStamp });
+    expect(await records("dailyblkcount")).toEqual(expected.map((d) => ({ ...base(d), blockCount: d.blockCount })));
+    expect(await records("dailygasused")).toEqual(expected.map((d) => ({ ...base(d), gasUsed: d.gasUsed })));
+    expect(await records("dailyavggaslimit")).toEqual(expected.map((d) => ({ ...base(d), gasLimit: d.gasLimit })));
   } finally {
     if (!database) await db.close();
   }

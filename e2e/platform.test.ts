@@ -17,6 +17,7 @@ beforeAll(async () => {
   env = {
     DATA_DIR: mkdtempSync(join(tmpdir(), "platform-e2e-")),
     WEARABLES_PORT: "0",
+    CHAINSTATS_PORT: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
     // Verified keys are cached this long; with PostgreSQL a revocation by another process waits for it.
@@ -43,6 +44,8 @@ describe("platform command", () => {
     const base = platform.baseUrls.wearables as string;
     expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/);
     expect(platform.demoKeys.wearables).toBeDefined();
+    expect(platform.baseUrls.chainstats).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v2\/api$/);
+    expect(platform.demoKeys.chainstats).toBeDefined();
     expect(await users(base, platform.demoKeys.wearables as string)).toBe(200);
     expect(await users(base, "wearables_AAAAAAAAAAAA_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")).toBe(401);
   });
@@ -55,7 +58,7 @@ describe("platform command", () => {
     const base = platform.baseUrls.wearables as string;
     expect(await users(base, key)).toBe(200);
 
-    const listed = await runPlatform(["keys", "list", "--json"], env);
+    const listed = await runPlatform(["keys", "list", "--service", "wearables", "--json"], env);
     const keys = JSON.parse(listed.stdout) as { id: string; name: string; prefix: string }[];
     expect(keys.map((k) => k.name).sort()).toEqual(["ci", "demo"]);
     expect(listed.stdout).not.toContain(key);

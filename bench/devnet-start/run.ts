@@ -8,9 +8,10 @@
  * Goals on a 2-core machine: cold <= 5 s, warm <= 2 s. Also reports the RSS of each anvil.
  *
  * `--growth N` additionally mines N empty blocks on one chain and reports RSS and state-dump growth per
- * block, extrapolated to a day of interval mining.
+ * block, extrapolated to a day of interval mining. `--soak S` runs the 7 chains with interval mining
+ * (`--soak-block-time`, default 1 s) for S seconds and samples every anvil's RSS.
  *
- * Run: npx tsx bench/devnet-start/run.ts [--runs 3] [--growth 10000]
+ * Run: npx tsx bench/devnet-start/run.ts [--runs 3] [--growth 10000] [--soak 600 --soak-block-time 1]
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -24,6 +25,8 @@ const argNum = (name: string, dflt: number): number => {
 };
 const RUNS = argNum("--runs", 3);
 const GROWTH_BLOCKS = argNum("--growth", 0);
+const SOAK_SEC = argNum("--soak", 0);
+const SOAK_BLOCK_TIME = argNum("--soak-block-time", 1);
 const GOALS = { coldSec: 5, warmSec: 2 };
 
 const importStart = performance.now();
@@ -142,6 +145,28 @@ try {
     };
   }
 
+  let soak:
+    | { blockTimeSec: number; samples: { atSec: number; block: number; rssMb: Record<number, number> }[] }
+    | undefined;
+  if (SOAK_SEC > 0) {
+    const d = mkdtempSync(join(tmpdir(), "bench-devnet-soak-"));
+    dirs.push(d);
+    const s = await startDevnet({ ...base, dataDir: d, blockTimeSec: SOAK_BLOCK_TIME, templateCacheDir: cacheDir });
+    soak = { blockTimeSec: SOAK_BLOCK_TIME, samples: [] };
+    const t0 = performance.now();
+    for (;;) {
+      const atSec = Math.round((performance.now() - t0) / 1000);
+      const first = s.chains[0];
+      const block = first ? Number(await rpc<string>(first.rpcUrl, "eth_blockNumber")) : 0;
+      const rssMb = Object.fromEntries(s.chains.map((c) => [c.chainId, round(rssKb(c.pid) / 1024, 1)]));
+      soak.samples.push({ atSec, block, rssMb });
+      console.log(`  soak t=${atSec}s block=${block} rss=${JSON.stringify(rssMb)}`);
+      if (atSec >= SOAK_SEC) break;
+      await new Promise((r) => setTimeout(r, Math.min(30_000, SOAK_SEC * 1000 - (performance.now() - t0) + 50)));
+    }
+    await s.stop();
+  }
+
   const summary = {
     chains: DEFAULT_DEVNET_CHAINS.length,
     importSec: round(importMs / 1000),
@@ -157,6 +182,7 @@ try {
     summary,
     runs: { coldNoCache, coldCached, warm },
     growth,
+    soak,
   });
   console.log(`devnet start, ${summary.chains} chains, ${RUNS} runs each (median / min):`);
   console.log(

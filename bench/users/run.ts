@@ -62,6 +62,7 @@ async function idleRss(): Promise<number> {
   const platform = await startPlatformProcess({
     DATA_DIR: dataDir,
     WEARABLES_PORT: "0",
+    CHAINSTATS_PORT: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
   });

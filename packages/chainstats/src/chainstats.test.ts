@@ -21,7 +21,8 @@ let jobs: BackgroundJob;
 function history(): PlannedBlock[] {
   const blocks: PlannedBlock[] = [];
   const limits = [30_000_000, 30_000_001, 29_999_999, 36_000_000, 15_000_000, 30_000_000];
-  limits.forEach((gasLimit, i) => blocks.push({ timestamp: GENESIS + 600 + i * 1_237, gasLimit, txs: i % 3 }));
+  for (const [i, gasLimit] of limits.entries())
+    blocks.push({ timestamp: GENESIS + 600 + i * 1_237, gasLimit, txs: i % 3 });
   for (let i = 0; i < 5; i++)
     blocks.push({ timestamp: GENESIS + DAY + 5 + i * 3_001, gasLimit: 20_000_000 + i * 7, txs: i });
   for (let i = 0; i < 4; i++)

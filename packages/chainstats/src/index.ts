@@ -3,6 +3,7 @@
  * rollups (`jobs/`), and `GET /v2/api` + `GET /v2/chainlist` over them (`http/`).
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { createBlockFetcher } from "@platform/chains";
 import {
   type BackgroundJob,
   type ChainEndpoint,
@@ -18,13 +19,11 @@ import { registerChainList } from "./http/chainlist.ts";
 import { formatError } from "./http/envelope.ts";
 import { registerStatsApi } from "./http/statsApi.ts";
 import { createChainIndexer } from "./jobs/blockIndexer.ts";
-import { createBlockFetcher } from "./rpc/blockFetcher.ts";
 import { createBlocksRepository } from "./store/blocksRepository.ts";
 
 export { PLAN_NAMES, PLANS } from "./domain/plans.ts";
 export { type ChainIndexer, type ChainIndexerStatus, createChainIndexer } from "./jobs/blockIndexer.ts";
-export { createBlockFetcher } from "./rpc/blockFetcher.ts";
-export { createBlocksRepository } from "./store/blocksRepository.ts";
+export { createBlocksRepository, dailyRecordsSql } from "./store/blocksRepository.ts";
 
 /** The chains to index: CHAINSTATS_CHAINS when set, else every chain with an RPC endpoint. */
 export function indexedChains(config: Config, chains: ChainEndpoint[]): ChainEndpoint[] {

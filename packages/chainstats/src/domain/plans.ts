@@ -9,6 +9,8 @@ export const PLANS = {
   standard: { perSecond: 10, perDay: 200_000, pro: true },
   advanced: { perSecond: 20, perDay: 500_000, pro: true },
   professional: { perSecond: 30, perDay: 1_000_000, pro: true },
+  /** Not an Etherscan plan: for the operator's own systems (and benchmarks) on a self-hosted deployment. */
+  unlimited: { perSecond: Number.POSITIVE_INFINITY, perDay: Number.POSITIVE_INFINITY, pro: true },
 } as const;
 
 export type PlanName = keyof typeof PLANS;

@@ -4,20 +4,9 @@
  */
 import { utcDay } from "./dates.ts";
 
-export interface BlockHeader {
-  number: bigint;
-  hash: string;
-  parentHash: string;
-  timestamp: number;
-  gasLimit: bigint;
-  gasUsed: bigint;
-  baseFeePerGas: bigint | null;
-  size: bigint;
-  txCount: number;
-  miner: string;
-  /** Seconds since the parent; null when the parent is unknown. */
-  blockTime: number | null;
-}
+export type { BlockHeader } from "@platform/chains";
+
+import type { BlockHeader } from "@platform/chains";
 
 export interface DailyDelta {
   day: string;

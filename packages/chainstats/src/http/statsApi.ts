@@ -1,11 +1,11 @@
 /** `GET /v2/api?module=stats&action=<daily action>&chainid&startdate&enddate&sort&apikey`. */
 import type { ApiKeyStore, HttpServer, RateCounter } from "@platform/kernel";
 import { Type } from "typebox";
-import { DAILY_ACTIONS, dailyRecords, isDailyAction } from "../domain/dailyStats.ts";
+import { DAILY_ACTIONS, isDailyAction } from "../domain/dailyStats.ts";
 import { parseUtcDate } from "../domain/dates.ts";
 import { planOf } from "../domain/plans.ts";
 import type { BlocksRepository } from "../store/blocksRepository.ts";
-import { ERRORS, noRecords, notOk, ok } from "./envelope.ts";
+import { ERRORS, noRecords, notOk } from "./envelope.ts";
 
 const MAX_RANGE_DAYS = 36_600;
 
@@ -15,7 +15,7 @@ const Query = Type.Object({
   ),
   chainid: Type.Optional(Type.String({ description: "Chain id; default 1. See /v2/chainlist.", default: "1" })),
   module: Type.Optional(Type.String({ description: "Must be `stats`." })),
-  action: Type.Optional(Type.String({ description: `One of ${Object.keys(DAILY_ACTIONS).join(", ")}.` })),
+  action: Type.Optional(Type.String({ description: `One of ${DAILY_ACTIONS.join(", ")}.` })),
   startdate: Type.Optional(Type.String({ description: "First day, yyyy-MM-dd (UTC), inclusive." })),
   enddate: Type.Optional(Type.String({ description: "Last day, yyyy-MM-dd (UTC), inclusive." })),
   sort: Type.Optional(Type.String({ description: "`asc` (oldest first, default) or `desc`." })),
@@ -66,7 +66,7 @@ export function registerStatsApi(app: HttpServer, deps: StatsApiDependencies) {
         response: { 200: Envelope },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       if (!q.apikey) return notOk(ERRORS.missingKey);
       const key = await deps.apiKeys.verify("chainstats", q.apikey);
@@ -92,8 +92,12 @@ export function registerStatsApi(app: HttpServer, deps: StatsApiDependencies) {
       const sort = q.sort === undefined || q.sort === "" ? "asc" : q.sort;
       if (sort !== "asc" && sort !== "desc") return notOk(ERRORS.sort);
 
-      const records = dailyRecords(q.action, await deps.repository.dailyRows(chainId, start, end, sort));
-      return records.length ? ok(records) : noRecords();
+      const records = await deps.repository.dailyRecords(chainId, q.action, start, end, sort);
+      if (records.count === 0) return noRecords();
+      // The records arrive as finished JSON from the rollup rows; wrap them without re-parsing.
+      return reply
+        .type("application/json; charset=utf-8")
+        .send(`{"status":"1","message":"OK","result":${records.json}}` as never);
     },
   );
 }

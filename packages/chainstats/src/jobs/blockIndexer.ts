@@ -5,9 +5,11 @@
  * block whose parent is not our tip triggers a walk back to the common ancestor and a rollback. A chain
  * whose genesis changed (a reset devnet) or that reorganised deeper than the finality depth starts over.
  */
+
+import type { BlockFetcher } from "@platform/chains";
+import { findCommonAncestor, startIndexerLoop } from "@platform/chains";
 import type { Logger } from "@platform/kernel";
 import { type BlockHeader, linkBlocks } from "../domain/rollup.ts";
-import type { BlockFetcher } from "../rpc/blockFetcher.ts";
 import type { BlocksRepository } from "../store/blocksRepository.ts";
 
 export interface ChainIndexerStatus {
@@ -40,19 +42,6 @@ interface Tip {
   hash: string;
   timestamp: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 
 export function createChainIndexer(p: CreateChainIndexerParameters) {
   const { chainId, fetcher, repository: repo, logger } = p;
@@ -97,19 +86,23 @@ export function createChainIndexer(p: CreateChainIndexerParameters) {
   async function handleReorg(): Promise<void> {
     status.reorgs++;
     const floor = status.startBlock ?? 0n;
-    const lowest = next - 1n - BigInt(p.finalityDepth);
-    for (let n = next - 1n; n >= floor && n >= lowest; n--) {
-      const [onChain, stored] = await Promise.all([fetcher.block(n), repo.storedBlock(chainId, n)]);
-      if (onChain && stored && onChain.hash === stored.hash) {
-        const removed = await repo.rollbackTo(chainId, n);
-        log.warn({ ancestor: n.toString(), removed }, "reorg: rolled back to the common ancestor");
-        next = n + 1n;
-        tip = { number: n, hash: stored.hash, timestamp: stored.timestamp };
-        return;
-      }
+    const deepest = next - 1n - BigInt(p.finalityDepth);
+    const ancestor = await findCommonAncestor({
+      from: next - 1n,
+      floor: deepest > floor ? deepest : floor,
+      storedHash: async (n) => (await repo.storedBlock(chainId, n))?.hash,
+      chainHash: async (n) => (await fetcher.block(n))?.hash,
+    });
+    if (ancestor === undefined) {
+      log.warn({ depth: p.finalityDepth }, "reorg deeper than the finality depth, or chain reset: starting over");
+      await resume(status.startBlock ?? p.startBlock, true);
+      return;
     }
-    log.warn({ depth: p.finalityDepth }, "reorg deeper than the finality depth, or chain reset: starting over");
-    await resume(status.startBlock ?? p.startBlock, true);
+    const removed = await repo.rollbackTo(chainId, ancestor);
+    log.warn({ ancestor: ancestor.toString(), removed }, "reorg: rolled back to the common ancestor");
+    next = ancestor + 1n;
+    const stored = await repo.storedBlock(chainId, ancestor);
+    tip = stored && { number: ancestor, ...stored };
   }
 
   /** Stores `blocks` (fetched from `next`); false when the chain moved under us and we must re-check. */
@@ -182,29 +175,28 @@ export function createChainIndexer(p: CreateChainIndexerParameters) {
 
     /** Runs until `signal` aborts; RPC or database failures are retried with backoff. */
     async run(signal: AbortSignal): Promise<void> {
-      let backoff = p.pollMs;
       let resumed = false;
-      while (!signal.aborted) {
-        try {
+      await startIndexerLoop({
+        signal,
+        pollMs: p.pollMs,
+        logger: log,
+        async step() {
           if (!resumed) {
             await resume();
             resumed = true;
           }
           await catchUp(signal);
-          if (status.lastError) log.info("indexer recovered");
-          status.lastError = null;
-          backoff = p.pollMs;
-          if (status.state === "following") await sleep(p.pollMs, signal);
-        } catch (error) {
-          const message = (error as Error).message;
-          if (status.lastError !== message) log.warn({ err: error }, "indexer failed; retrying");
+          return status.state === "following";
+        },
+        onError(error) {
           status.state = "error";
-          status.lastError = message;
+          status.lastError = error.message;
           resumed = false;
-          await sleep(backoff, signal);
-          backoff = Math.min(backoff * 2, 30_000);
-        }
-      }
+        },
+        onRecovered() {
+          status.lastError = null;
+        },
+      }).done;
       status.state = "stopped";
     },
   };

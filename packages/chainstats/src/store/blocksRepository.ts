@@ -4,7 +4,7 @@
  * the tables and the checkpoint consistent: nothing lost, nothing counted twice.
  */
 import type { Database, Queryable } from "@platform/kernel";
-import type { DailyRow } from "../domain/dailyStats.ts";
+import { type DailyAction, recordColumn } from "../domain/dailyStats.ts";
 import { type BlockHeader, type DailyDelta, dailyDeltas } from "../domain/rollup.ts";
 
 export interface ChainCheckpoint {
@@ -44,9 +44,9 @@ async function insertBlocks(tx: Queryable, chainId: number, blocks: readonly Blo
 
 async function addDaily(tx: Queryable, chainId: number, deltas: readonly DailyDelta[]) {
   await tx.query(
-    `INSERT INTO chainstats.daily AS d (chain_id, day, block_count, gas_limit_sum, gas_used_sum, size_sum, tx_count,
-                                        block_time_sum, block_time_count)
-     SELECT $1, day, bc, gl, gu, sz, tc, bts, btc
+    `INSERT INTO chainstats.daily AS d (chain_id, day, utc_date, unix_ts, block_count, gas_limit_sum, gas_used_sum,
+                                        size_sum, tx_count, block_time_sum, block_time_count)
+     SELECT $1, day, to_char(day, 'YYYY-MM-DD'), (day - DATE '1970-01-01') * 86400, bc, gl, gu, sz, tc, bts, btc
      FROM unnest($2::date[], $3::bigint[], $4::numeric[], $5::numeric[], $6::numeric[], $7::bigint[], $8::numeric[],
                  $9::bigint[]) AS x(day, bc, gl, gu, sz, tc, bts, btc)
      ON CONFLICT (chain_id, day) DO UPDATE SET
@@ -70,6 +70,16 @@ async function addDaily(tx: Queryable, chainId: number, deltas: readonly DailyDe
     ],
   );
 }
+
+/**
+ * The statistics query: concatenates the stored records of at most one row per day into a JSON array.
+ * Exported so the benchmark baseline runs exactly it.
+ */
+export const dailyRecordsSql = (action: DailyAction, sort: "asc" | "desc") => {
+  const column = recordColumn(action);
+  return `SELECT count(${column})::int AS n, '[' || coalesce(string_agg(${column}, ',' ORDER BY day ${sort === "desc" ? "DESC" : "ASC"}), '') || ']' AS json
+   FROM chainstats.daily WHERE chain_id = $1 AND day BETWEEN $2 AND $3`;
+};
 
 export function createBlocksRepository(db: Database) {
   return {
@@ -160,13 +170,16 @@ export function createBlocksRepository(db: Database) {
       });
     },
 
-    async dailyRows(chainId: number, from: string, to: string, sort: "asc" | "desc"): Promise<DailyRow[]> {
-      return db.query<DailyRow>(
-        `SELECT day, block_count, gas_limit_sum, gas_used_sum, size_sum, tx_count, block_time_sum, block_time_count
-         FROM chainstats.daily WHERE chain_id = $1 AND day BETWEEN $2 AND $3
-         ORDER BY day ${sort === "desc" ? "DESC" : "ASC"}`,
-        [chainId, from, to],
-      );
+    /** The action's records for days `from..to` as a JSON array text, and how many there are. */
+    async dailyRecords(
+      chainId: number,
+      action: DailyAction,
+      from: string,
+      to: string,
+      sort: "asc" | "desc",
+    ): Promise<{ count: number; json: string }> {
+      const [row] = await db.query<{ n: number; json: string }>(dailyRecordsSql(action, sort), [chainId, from, to]);
+      return { count: row?.n ?? 0, json: row?.json ?? "[]" };
     },
   };
 }

@@ -1,14 +1,34 @@
 /**
- * Block headers over JSON-RPC: `eth_getBlockByNumber(n, false)` many per batch request, several
- * batch requests in flight. HTTP(S) endpoints only (batching is an HTTP JSON-RPC feature).
+ * JSON-RPC for indexers: `eth_getBlockByNumber(n, false)` many per batch request, several batch
+ * requests in flight, plus single calls. HTTP(S) endpoints only (batching is an HTTP JSON-RPC feature).
  */
-import type { BlockHeader } from "../domain/rollup.ts";
+/** The header fields indexers read from `eth_getBlockByNumber(n, false)`. */
+export interface BlockHeader {
+  number: bigint;
+  hash: string;
+  parentHash: string;
+  timestamp: number;
+  gasLimit: bigint;
+  gasUsed: bigint;
+  baseFeePerGas: bigint | null;
+  size: bigint;
+  txCount: number;
+  miner: string;
+  /** Seconds since the parent; null when the parent is unknown (filled by the indexer). */
+  blockTime: number | null;
+}
 
 export interface BlockFetcher {
   blockNumber(): Promise<bigint>;
   /** Headers of blocks `from..to` (inclusive) in order; missing blocks (beyond the head) end the list. */
   blocks(from: bigint, to: bigint): Promise<BlockHeader[]>;
   block(number: bigint): Promise<BlockHeader | undefined>;
+  /** Headers of the given blocks (any order, deduplicated by the caller); missing ones are absent. */
+  blocksByNumber(numbers: readonly bigint[]): Promise<BlockHeader[]>;
+  /** One JSON-RPC call. */
+  call<T>(method: string, params: unknown[]): Promise<T>;
+  /** Several JSON-RPC calls in one batch request; results in order. */
+  batch<T>(calls: readonly { method: string; params: unknown[] }[]): Promise<T[]>;
 }
 
 export interface CreateBlockFetcherParameters {
@@ -51,7 +71,7 @@ const toHeader = (b: RpcBlock): BlockHeader => ({
 
 export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetcher {
   const url = p.rpcUrl;
-  if (!/^https?:/.test(url)) throw new RpcError(`chainstats needs an http(s) JSON-RPC URL for batching, got ${url}`);
+  if (!/^https?:/.test(url)) throw new RpcError(`indexers need an http(s) JSON-RPC URL for batching, got ${url}`);
   let id = 0;
 
   async function post(body: unknown): Promise<unknown> {
@@ -65,32 +85,29 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
     return res.json();
   }
 
-  async function batch(numbers: bigint[]): Promise<(RpcBlock | null)[]> {
-    const calls = numbers.map((n) => ({
-      jsonrpc: "2.0",
-      id: ++id,
-      method: "eth_getBlockByNumber",
-      params: [`0x${n.toString(16)}`, false],
-    }));
-    const replies = (await post(calls)) as { id: number; result?: RpcBlock | null; error?: { message: string } }[];
+  async function batchCalls<T>(calls: readonly { method: string; params: unknown[] }[]): Promise<T[]> {
+    if (calls.length === 0) return [];
+    const requests = calls.map((c) => ({ jsonrpc: "2.0", id: ++id, method: c.method, params: c.params }));
+    const replies = (await post(requests)) as { id: number; result?: T; error?: { message: string } }[];
     if (!Array.isArray(replies)) throw new RpcError("RPC did not answer the batch with an array");
     const byId = new Map(replies.map((r) => [r.id, r]));
-    return calls.map((c) => {
+    return requests.map((c) => {
       const r = byId.get(c.id);
-      if (!r) throw new RpcError(`RPC reply for ${c.params[0]} is missing`);
-      if (r.error) throw new RpcError(`eth_getBlockByNumber(${c.params[0]}): ${r.error.message}`);
-      return r.result ?? null;
+      if (!r) throw new RpcError(`RPC reply to ${c.method} is missing`);
+      if (r.error) throw new RpcError(`${c.method}(${JSON.stringify(c.params).slice(1, 80)}): ${r.error.message}`);
+      return r.result as T;
     });
   }
 
+  const batch = (numbers: readonly bigint[]) =>
+    batchCalls<RpcBlock | null>(
+      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [`0x${n.toString(16)}`, false] })),
+    );
+
   return {
     async blockNumber() {
-      const r = (await post({ jsonrpc: "2.0", id: ++id, method: "eth_blockNumber", params: [] })) as {
-        result?: string;
-        error?: { message: string };
-      };
-      if (!r.result) throw new RpcError(`eth_blockNumber: ${r.error?.message ?? "no result"}`);
-      return BigInt(r.result);
+      const [result] = await batchCalls<string>([{ method: "eth_blockNumber", params: [] }]);
+      return BigInt(result as string);
     },
 
     async blocks(from, to) {
@@ -119,5 +136,20 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
       const [b] = await batch([number]);
       return b ? toHeader(b) : undefined;
     },
+
+    async blocksByNumber(numbers) {
+      const out: BlockHeader[] = [];
+      for (let i = 0; i < numbers.length; i += p.batchSize) {
+        for (const b of await batch(numbers.slice(i, i + p.batchSize))) if (b) out.push(toHeader(b));
+      }
+      return out;
+    },
+
+    async call<T>(method: string, params: unknown[]) {
+      const [result] = await batchCalls<T>([{ method, params }]);
+      return result as T;
+    },
+
+    batch: batchCalls,
   };
 }

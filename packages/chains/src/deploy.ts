@@ -1,0 +1,421 @@
+import {
+  type Address,
+  encodeDeployData,
+  encodeFunctionData,
+  encodePacked,
+  getContractAddress,
+  getCreate2Address,
+  type Hex,
+  keccak256,
+  maxUint256,
+  parseEther,
+  parseUnits,
+  zeroAddress,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import type { DevnetAccount, DevnetAccounts } from "./accounts.ts";
+import { type ArtifactName, loadArtifact } from "./artifacts.ts";
+
+/** Addresses of every contract the devnet deploys (identical on every devnet chain). */
+export interface DevnetContracts {
+  /** Wrapped native token (WETH9); the SpokePool's wrappedNativeToken. */
+  weth9: Address;
+  /** `Ethereum_SpokePool` behind an `ERC1967Proxy`: the address users and relayers call. */
+  spokePool: Address;
+  spokePoolImplementation: Address;
+  multicall3: Address;
+  multicallHandler: Address;
+  /** Across' `MockPermit2` (the Permit2 interface; the canonical Permit2 bytecode is not published on npm). */
+  permit2: Address;
+  spokePoolPeriphery: Address;
+  /** Created by the SpokePoolPeriphery constructor; swaps run through it. */
+  swapProxy: Address;
+  counterfactualBeaconBootstrap: Address;
+  /** The counterfactual registry/beacon (UUPS proxy, upgraded to `counterfactualBeaconImplementation`). */
+  counterfactualBeacon: Address;
+  counterfactualBeaconImplementation: Address;
+  /** Implementation every counterfactual deposit clone (BeaconProxy) runs. */
+  counterfactualDeposit: Address;
+  counterfactualDepositFactory: Address;
+  /** Leaf implementation: deposit into the SpokePool. */
+  counterfactualDepositSpokePool: Address;
+  /** Leaf implementation: withdraw funds from a clone. */
+  withdrawImplementation: Address;
+  adminWithdrawManager: Address;
+  uniswapV2Factory: Address;
+  uniswapV2Router02: Address;
+}
+
+/** An ERC-20 on the devnet. */
+export interface DevnetToken {
+  symbol: string;
+  name: string;
+  decimals: number;
+  address: Address;
+}
+
+/** A Uniswap V2 pool seeded on every devnet chain. */
+export interface DevnetPool {
+  pair: Address;
+  token0: Address;
+  token1: Address;
+  /** e.g. "USDC/WETH" (as listed, not sorted). */
+  name: string;
+}
+
+/** One transaction of a deployment plan, fully determined before anything is sent. */
+export interface PlannedTx {
+  label: string;
+  from: DevnetAccount;
+  nonce: number;
+  to?: Address;
+  data: Hex;
+  value?: bigint;
+  gas: bigint;
+}
+
+// SpokePool buffers the issue asks for (and Across mainnet uses): 1 h quote window, 6 h fill deadline window.
+export const DEPOSIT_QUOTE_TIME_BUFFER = 3600;
+export const FILL_DEADLINE_BUFFER = 21600;
+// Across' sentinel for "native coin" in counterfactual routes.
+const NATIVE_ASSET: Address = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
+
+const ERC20_SPECS = [
+  { symbol: "USDC", name: "USD Coin", decimals: 6 },
+  { symbol: "USDT", name: "Tether USD", decimals: 6 },
+  { symbol: "DAI", name: "Dai Stablecoin", decimals: 18 },
+  { symbol: "WBTC", name: "Wrapped BTC", decimals: 8 },
+] as const;
+type Erc20Symbol = (typeof ERC20_SPECS)[number]["symbol"];
+
+// Token amounts in whole units. Pools are priced like mainnet: 1 ETH = 3000 USDC, 1 BTC = 30 ETH.
+const MINT: Record<"admin" | "relayer" | "user", Record<Erc20Symbol, string>> = {
+  admin: { USDC: "20000000", USDT: "10000000", DAI: "10000000", WBTC: "1000" },
+  relayer: { USDC: "5000000", USDT: "5000000", DAI: "5000000", WBTC: "100" },
+  user: { USDC: "100000", USDT: "100000", DAI: "100000", WBTC: "10" },
+};
+const WRAP_ETH = { relayer: parseEther("1000"), user: parseEther("100") };
+const POOLS = [
+  { name: "USDC/WETH", a: "USDC", b: "WETH", amountA: "3000000", amountB: "1000" },
+  { name: "USDT/USDC", a: "USDT", b: "USDC", amountA: "1000000", amountB: "1000000" },
+  { name: "DAI/USDC", a: "DAI", b: "USDC", amountA: "1000000", amountB: "1000000" },
+  { name: "WBTC/WETH", a: "WBTC", b: "WETH", amountA: "20", amountB: "600" },
+] as const;
+
+const DEPLOY_GAS = 12_000_000n;
+const CALL_GAS = 600_000n;
+
+function deploy(name: ArtifactName, args: readonly unknown[] = []): Hex {
+  const { abi, bytecode } = loadArtifact(name);
+  return encodeDeployData({ abi, bytecode, args });
+}
+
+function call(name: ArtifactName, functionName: string, args: readonly unknown[] = []): Hex {
+  return encodeFunctionData({ abi: loadArtifact(name).abi, functionName, args });
+}
+
+/** The deterministic deployment: contract addresses, tokens and the transactions that create them. */
+export interface DeploymentPlan {
+  contracts: DevnetContracts;
+  tokens: DevnetToken[];
+  /** Transactions run once on the template chain (everything that does not depend on the chain id). */
+  templateTxs: PlannedTx[];
+}
+
+/**
+ * Plans the deployment from the fixed deployer key: every address follows from (deployer, nonce), so it is
+ * the same on every chain and every run. Order matters; changing it moves addresses (and the template
+ * cache key, which hashes this file).
+ */
+export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
+  const admin = accounts.admin;
+  const txs: PlannedTx[] = [];
+  const nonces = new Map<Address, number>();
+  const next = (from: DevnetAccount): number => {
+    const n = nonces.get(from.address) ?? 0;
+    nonces.set(from.address, n + 1);
+    return n;
+  };
+  const create = (label: string, data: Hex): Address => {
+    const nonce = next(admin);
+    txs.push({ label, from: admin, nonce, data, gas: DEPLOY_GAS });
+    return getContractAddress({ from: admin.address, nonce: BigInt(nonce) });
+  };
+  const send = (label: string, from: DevnetAccount, to: Address, data: Hex, value?: bigint): void => {
+    txs.push({ label, from, nonce: next(from), to, data, value, gas: CALL_GAS });
+  };
+
+  const weth9 = create("WETH9", deploy("WETH9"));
+  const tokenAddr = {} as Record<Erc20Symbol, Address>;
+  for (const t of ERC20_SPECS) {
+    tokenAddr[t.symbol] = create(t.symbol, deploy("ExpandedERC20", [t.name, t.symbol, t.decimals]));
+  }
+
+  const spokePoolImplementation = create(
+    "Ethereum_SpokePool implementation",
+    deploy("Ethereum_SpokePool", [weth9, DEPOSIT_QUOTE_TIME_BUFFER, FILL_DEADLINE_BUFFER, zeroAddress]),
+  );
+  // The implementation disables initializers; the proxy runs initialize(initialDepositId 0, withdrawalRecipient
+  // admin) in its constructor, making the admin (msg.sender) the owner.
+  const spokePool = create(
+    "SpokePool proxy",
+    deploy("ERC1967Proxy", [spokePoolImplementation, call("Ethereum_SpokePool", "initialize", [0, admin.address])]),
+  );
+  const multicall3 = create("Multicall3", deploy("Multicall3"));
+  const multicallHandler = create("MulticallHandler", deploy("MulticallHandler"));
+  const permit2 = create("Permit2 (MockPermit2)", deploy("MockPermit2"));
+  const spokePoolPeriphery = create("SpokePoolPeriphery", deploy("SpokePoolPeriphery", [permit2, multicall3]));
+  const swapProxy = getContractAddress({ from: spokePoolPeriphery, nonce: 1n });
+
+  // Counterfactual deposits: a UUPS registry/beacon created against a chain-neutral bootstrap, upgraded to
+  // the configured beacon, whose implementation is CounterfactualDeposit; clones come from the factory.
+  const counterfactualBeaconBootstrap = create(
+    "CounterfactualBeaconBootstrap",
+    deploy("CounterfactualBeaconBootstrap"),
+  );
+  const counterfactualBeacon = create(
+    "CounterfactualBeacon proxy",
+    deploy("ERC1967Proxy", [
+      counterfactualBeaconBootstrap,
+      call("CounterfactualBeaconBootstrap", "initialize", [admin.address]),
+    ]),
+  );
+  const usdc = tokenAddr.USDC;
+  const counterfactualBeaconImplementation = create(
+    "CounterfactualBeacon implementation",
+    deploy("CounterfactualBeacon", [
+      {
+        signer: accounts.signer.address,
+        spokePool,
+        wrappedNativeToken: weth9,
+        nativeToken: NATIVE_ASSET,
+        cctpSrcPeriphery: zeroAddress,
+        cctpTokenMessenger: zeroAddress,
+        cctpSourceDomain: 0,
+        oftSrcPeriphery: zeroAddress,
+        oftSrcEid: 0,
+        usdc,
+        usdce: zeroAddress,
+        usdt: tokenAddr.USDT,
+        wbtc: tokenAddr.WBTC,
+        weth: weth9,
+        usdcCctpMaxExecutionFee: 0n,
+        usdcCctpMaxFeeBps: 0n,
+        usdtOftMaxExecutionFee: 0n,
+        // Fixed part of the fee cap per input token (a few dollars), as a production config would set.
+        usdcSpokePoolMaxExecutionFee: parseUnits("5", 6),
+        usdceSpokePoolMaxExecutionFee: 0n,
+        usdtSpokePoolMaxExecutionFee: parseUnits("5", 6),
+        wethSpokePoolMaxExecutionFee: parseEther("0.002"),
+        wbtcSpokePoolMaxExecutionFee: parseUnits("0.0001", 8),
+      },
+    ]),
+  );
+  send(
+    "CounterfactualBeacon upgradeToAndCall",
+    admin,
+    counterfactualBeacon,
+    call("CounterfactualBeacon", "upgradeToAndCall", [counterfactualBeaconImplementation, "0x"]),
+  );
+  const counterfactualDeposit = create(
+    "CounterfactualDeposit",
+    deploy("CounterfactualDeposit", [counterfactualBeacon]),
+  );
+  send(
+    "CounterfactualBeacon setImplementation",
+    admin,
+    counterfactualBeacon,
+    call("CounterfactualBeacon", "setImplementation", [counterfactualDeposit]),
+  );
+  const counterfactualDepositFactory = create(
+    "CounterfactualDepositFactory",
+    deploy("CounterfactualDepositFactory", [counterfactualBeacon]),
+  );
+  const counterfactualDepositSpokePool = create(
+    "CounterfactualDepositSpokePool",
+    deploy("CounterfactualDepositSpokePool"),
+  );
+  const withdrawImplementation = create("WithdrawImplementation", deploy("WithdrawImplementation"));
+  const adminWithdrawManager = create(
+    "AdminWithdrawManager",
+    deploy("AdminWithdrawManager", [admin.address, admin.address, accounts.signer.address]),
+  );
+
+  const uniswapV2Factory = create("UniswapV2Factory", deploy("UniswapV2Factory", [admin.address]));
+  const uniswapV2Router02 = create("UniswapV2Router02", deploy("UniswapV2Router02", [uniswapV2Factory, weth9]));
+
+  // Funding: the admin mints test tokens (it must first grant itself the Minter role of ExpandedERC20).
+  const holders: [DevnetAccount, keyof typeof MINT][] = [
+    [admin, "admin"],
+    [accounts.relayer, "relayer"],
+    ...accounts.users.map((u): [DevnetAccount, "user"] => [u, "user"]),
+  ];
+  for (const t of ERC20_SPECS) {
+    const token = tokenAddr[t.symbol];
+    send(`${t.symbol} addMinter`, admin, token, call("ExpandedERC20", "addMinter", [admin.address]));
+    for (const [who, kind] of holders) {
+      const amount = parseUnits(MINT[kind][t.symbol], t.decimals);
+      send(`${t.symbol} mint ${who.name}`, admin, token, call("ExpandedERC20", "mint", [who.address, amount]));
+    }
+    // The admin seeds the AMM pools on each chain; approve the router once here.
+    send(`${t.symbol} approve router`, admin, token, call("ExpandedERC20", "approve", [uniswapV2Router02, maxUint256]));
+  }
+  for (const [who, kind] of holders) {
+    if (kind === "admin") continue;
+    send(`WETH deposit ${who.name}`, who, weth9, call("WETH9", "deposit"), WRAP_ETH[kind]);
+  }
+
+  const tokens: DevnetToken[] = [
+    { symbol: "WETH", name: "Wrapped Ether", decimals: 18, address: weth9 },
+    ...ERC20_SPECS.map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: tokenAddr[t.symbol] })),
+  ];
+  const contracts: DevnetContracts = {
+    weth9,
+    spokePool,
+    spokePoolImplementation,
+    multicall3,
+    multicallHandler,
+    permit2,
+    spokePoolPeriphery,
+    swapProxy,
+    counterfactualBeaconBootstrap,
+    counterfactualBeacon,
+    counterfactualBeaconImplementation,
+    counterfactualDeposit,
+    counterfactualDepositFactory,
+    counterfactualDepositSpokePool,
+    withdrawImplementation,
+    adminWithdrawManager,
+    uniswapV2Factory,
+    uniswapV2Router02,
+  };
+  return { contracts, tokens, templateTxs: txs };
+}
+
+/** The Uniswap V2 pair address of two tokens (CREATE2 from the factory: the same on every chain). */
+export function pairAddress(factory: Address, tokenA: Address, tokenB: Address): Address {
+  const [token0, token1] = sortTokens(tokenA, tokenB);
+  return getCreate2Address({
+    from: factory,
+    salt: keccak256(encodePacked(["address", "address"], [token0, token1])),
+    bytecodeHash: keccak256(loadArtifact("UniswapV2Pair").bytecode),
+  });
+}
+
+function sortTokens(a: Address, b: Address): [Address, Address] {
+  return BigInt(a) < BigInt(b) ? [a, b] : [b, a];
+}
+
+/** The pools seeded on every chain. */
+export function plannedPools(plan: Pick<DeploymentPlan, "contracts" | "tokens">): DevnetPool[] {
+  const bySymbol = (s: string): Address => {
+    const t = plan.tokens.find((x) => x.symbol === s);
+    if (!t) throw new Error(`unknown token ${s}`);
+    return t.address;
+  };
+  return POOLS.map((p) => {
+    const [token0, token1] = sortTokens(bySymbol(p.a), bySymbol(p.b));
+    return { name: p.name, pair: pairAddress(plan.contracts.uniswapV2Factory, token0, token1), token0, token1 };
+  });
+}
+
+/**
+ * Per-chain transactions, run on each chain after the template state is loaded: creating the pools and
+ * adding liquidity. They cannot be in the template because a UniswapV2Pair stores an EIP-712 domain
+ * separator computed from the chain id in its constructor.
+ */
+export function planPoolSeeding(
+  plan: Pick<DeploymentPlan, "contracts" | "tokens">,
+  admin: DevnetAccount,
+  adminNonce: number,
+): PlannedTx[] {
+  const token = (s: string): DevnetToken => {
+    const t = plan.tokens.find((x) => x.symbol === s);
+    if (!t) throw new Error(`unknown token ${s}`);
+    return t;
+  };
+  const router = plan.contracts.uniswapV2Router02;
+  let nonce = adminNonce;
+  return POOLS.map((p) => {
+    const a = token(p.a);
+    const amountA = parseUnits(p.amountA, a.decimals);
+    // Pools against WETH take native ETH through addLiquidityETH (the router wraps it).
+    const data =
+      p.b === "WETH"
+        ? call("UniswapV2Router02", "addLiquidityETH", [a.address, amountA, 0n, 0n, admin.address, maxUint256])
+        : call("UniswapV2Router02", "addLiquidity", [
+            a.address,
+            token(p.b).address,
+            amountA,
+            parseUnits(p.amountB, token(p.b).decimals),
+            0n,
+            0n,
+            admin.address,
+            maxUint256,
+          ]);
+    const value = p.b === "WETH" ? parseEther(p.amountB) : undefined;
+    return { label: `pool ${p.name}`, from: admin, nonce: nonce++, to: router, data, value, gas: 6_000_000n };
+  });
+}
+
+/** A minimal JSON-RPC caller (the devnet talks to anvil directly; viem clients are for consumers). */
+export type Rpc = <T = unknown>(method: string, params?: unknown[]) => Promise<T>;
+
+/** JSON-RPC over HTTP to `url`. */
+export function httpRpc(url: string): Rpc {
+  let id = 0;
+  return async <T>(method: string, params: unknown[] = []): Promise<T> => {
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+    });
+    const body = (await res.json()) as { result?: T; error?: { message: string; data?: unknown } };
+    if (body.error) throw new Error(`${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+}
+
+interface Receipt {
+  status: Hex;
+  transactionHash: Hex;
+  contractAddress: Address | null;
+}
+
+/**
+ * Signs and sends planned transactions (explicit nonces, gas and fees: no estimation round trips), then
+ * checks every receipt. Transactions are sent one after another so that each sender's nonces arrive in
+ * order; with automine each is mined on arrival.
+ */
+export async function executeTxs(rpc: Rpc, chainId: number, txs: PlannedTx[]): Promise<void> {
+  const signers = new Map<Address, ReturnType<typeof privateKeyToAccount>>();
+  const hashes: Hex[] = [];
+  for (const tx of txs) {
+    let signer = signers.get(tx.from.address);
+    if (!signer) {
+      signer = privateKeyToAccount(tx.from.privateKey);
+      signers.set(tx.from.address, signer);
+    }
+    const raw = await signer.signTransaction({
+      type: "eip1559",
+      chainId,
+      nonce: tx.nonce,
+      to: tx.to ?? null,
+      data: tx.data,
+      value: tx.value ?? 0n,
+      gas: tx.gas,
+      maxFeePerGas: 50_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000_000n,
+    });
+    hashes.push(await rpc<Hex>("eth_sendRawTransaction", [raw]));
+  }
+  for (const [i, hash] of hashes.entries()) {
+    let receipt = await rpc<Receipt | null>("eth_getTransactionReceipt", [hash]);
+    for (let tries = 0; !receipt && tries < 200; tries++) {
+      await new Promise((r) => setTimeout(r, 10));
+      receipt = await rpc<Receipt | null>("eth_getTransactionReceipt", [hash]);
+    }
+    if (!receipt) throw new Error(`transaction not mined: ${txs[i]?.label} (${hash})`);
+    if (receipt.status !== "0x1") throw new Error(`transaction reverted: ${txs[i]?.label} (${hash})`);
+  }
+}

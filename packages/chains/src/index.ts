@@ -1,0 +1,47 @@
+// Public surface of @platform/chains: the chain registry, viem clients, and the local devnet.
+// The vitest fixture lives in "@platform/chains/testing" so production code never imports test tooling.
+export {
+  DEVNET_MNEMONIC,
+  type DevnetAccount,
+  type DevnetAccounts,
+  type DevnetRole,
+  devnetAccounts,
+} from "./accounts.ts";
+export { type AnvilNode, type AnvilOptions, anvilBinaryPath, startAnvil } from "./anvil.ts";
+export { type Artifact, type ArtifactName, artifactVersions, loadArtifact } from "./artifacts.ts";
+export { createChainClient, createChainWalletClient, transportFor, viemChain } from "./clients.ts";
+export {
+  DEPOSIT_QUOTE_TIME_BUFFER,
+  type DevnetContracts,
+  type DevnetPool,
+  type DevnetToken,
+  FILL_DEADLINE_BUFFER,
+  pairAddress,
+} from "./deploy.ts";
+export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.ts";
+export {
+  type BlockFetcher,
+  type BlockHeader,
+  type CreateBlockFetcherParameters,
+  createBlockFetcher,
+  RpcError,
+} from "./indexing/blockFetcher.ts";
+export { type FindCommonAncestorParameters, findCommonAncestor } from "./indexing/commonAncestor.ts";
+export { type IndexerLoop, type IndexerLoopParameters, startIndexerLoop } from "./indexing/indexerLoop.ts";
+export type { Logger } from "./logger.ts";
+export {
+  DEVNET_WARNING,
+  type DevnetChainManifest,
+  type DevnetManifest,
+  manifestChain,
+  manifestToken,
+  readManifest,
+} from "./manifest.ts";
+export {
+  type ChainInfo,
+  chains,
+  DEFAULT_DEVNET_CHAINS,
+  DEFAULT_DEVNET_PORTS,
+  devnetBlockTime,
+  getChain,
+} from "./registry.ts";

@@ -1,0 +1,133 @@
+import { encodeAbiParameters, getAddress, type Hex, isAddress, isHex, keccak256, pad, zeroHash } from "viem";
+
+/**
+ * Relay identities.
+ *
+ * - The on-chain relay hash (`SpokePool.getV3RelayHash`, the key of `fillStatuses`):
+ *   `keccak256(abi.encode(V3RelayData relayData, uint256 destinationChainId))` with the full message.
+ * - The indexer's internal hash: the same tuple with `bytes messageHash` in place of `bytes message`
+ *   (fill events only carry the message hash). Note the field is ABI-typed `bytes`, not `bytes32`.
+ * - Message hash as the contracts emit it: `bytes32(0)` for an empty message, else `keccak256(message)`.
+ */
+
+/** V3RelayData (contracts ≥ 4): addresses as bytes32, depositId as uint256. */
+export interface RelayData {
+  depositor: Hex;
+  recipient: Hex;
+  exclusiveRelayer: Hex;
+  inputToken: Hex;
+  outputToken: Hex;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  originChainId: bigint;
+  depositId: bigint;
+  /** uint32 seconds. */
+  fillDeadline: number;
+  /** uint32 seconds. */
+  exclusivityDeadline: number;
+  message: Hex;
+}
+
+/** {@link RelayData} without the message, for the internal hash. */
+export type RelayDataWithoutMessage = Omit<RelayData, "message">;
+
+/** ABI component list of `V3SpokePoolInterface.V3RelayData` (field order and types of the artifact). */
+const relayDataHead = [
+  { name: "depositor", type: "bytes32" },
+  { name: "recipient", type: "bytes32" },
+  { name: "exclusiveRelayer", type: "bytes32" },
+  { name: "inputToken", type: "bytes32" },
+  { name: "outputToken", type: "bytes32" },
+  { name: "inputAmount", type: "uint256" },
+  { name: "outputAmount", type: "uint256" },
+  { name: "originChainId", type: "uint256" },
+  { name: "depositId", type: "uint256" },
+  { name: "fillDeadline", type: "uint32" },
+  { name: "exclusivityDeadline", type: "uint32" },
+] as const;
+
+const relayHashParams = [
+  { type: "tuple", components: [...relayDataHead, { name: "message", type: "bytes" }] },
+  { name: "destinationChainId", type: "uint256" },
+] as const;
+
+const internalHashParams = [
+  { type: "tuple", components: [...relayDataHead, { name: "messageHash", type: "bytes" }] },
+  { name: "destinationChainId", type: "uint256" },
+] as const;
+
+/** True for `0x`/empty messages (the SDK's `isMessageEmpty`). */
+export function isMessageEmpty(message: string | null | undefined): boolean {
+  return message === undefined || message === null || message === "" || message === "0x";
+}
+
+/** Message hash as emitted by the SpokePool: `bytes32(0)` for an empty message, else `keccak256(message)`. */
+export function messageHash(message: Hex | "" | null | undefined): Hex {
+  if (isMessageEmpty(message)) return zeroHash;
+  return keccak256(message as Hex);
+}
+
+/** Left-pad a 20-byte EVM address to bytes32 (lower-case hex). */
+export function addressToBytes32(address: string): Hex {
+  if (!isAddress(address, { strict: false })) throw new TypeError(`addressToBytes32: not an address: ${address}`);
+  return pad(address.toLowerCase() as Hex, { size: 32 });
+}
+
+/** Whether a bytes32 holds a left-padded EVM address (upper 12 bytes zero). */
+export function isEvmAddressBytes32(value: string): boolean {
+  return /^0x0{24}[0-9a-fA-F]{40}$/.test(value);
+}
+
+/** The checksummed EVM address held in a left-padded bytes32; throws when the upper 12 bytes are not zero. */
+export function bytes32ToAddress(value: string): Hex {
+  if (!isEvmAddressBytes32(value)) throw new TypeError(`bytes32ToAddress: not a left-padded address: ${value}`);
+  return getAddress(`0x${value.slice(26)}`);
+}
+
+/** Accept an address or a bytes32 and return the bytes32 form (addresses are left-padded). */
+export function toBytes32(value: string): Hex {
+  if (isHex(value) && value.length === 66) return value.toLowerCase() as Hex;
+  return addressToBytes32(value);
+}
+
+const head = (relayData: RelayDataWithoutMessage) => ({
+  depositor: toBytes32(relayData.depositor),
+  recipient: toBytes32(relayData.recipient),
+  exclusiveRelayer: toBytes32(relayData.exclusiveRelayer),
+  inputToken: toBytes32(relayData.inputToken),
+  outputToken: toBytes32(relayData.outputToken),
+  inputAmount: relayData.inputAmount,
+  outputAmount: relayData.outputAmount,
+  originChainId: relayData.originChainId,
+  depositId: relayData.depositId,
+  fillDeadline: relayData.fillDeadline,
+  exclusivityDeadline: relayData.exclusivityDeadline,
+});
+
+/**
+ * On-chain relay hash (`getV3RelayHash` evaluated on the destination chain):
+ * `keccak256(abi.encode(relayData, destinationChainId))`. Address fields may be given as 20-byte addresses.
+ */
+export function relayHash(relayData: RelayData, destinationChainId: bigint | number): Hex {
+  const message = isMessageEmpty(relayData.message) ? "0x" : relayData.message;
+  return keccak256(encodeAbiParameters(relayHashParams, [{ ...head(relayData), message }, BigInt(destinationChainId)]));
+}
+
+/**
+ * The indexer's internal hash (key of its relay rows):
+ * `keccak256(abi.encode(tuple(…, bytes messageHash), destinationChainId))`.
+ */
+export function internalRelayHash(
+  relayData: RelayDataWithoutMessage,
+  msgHash: Hex,
+  destinationChainId: bigint | number,
+): Hex {
+  return keccak256(
+    encodeAbiParameters(internalHashParams, [{ ...head(relayData), messageHash: msgHash }, BigInt(destinationChainId)]),
+  );
+}
+
+/** Internal hash computed from a full relay data (hashes its message first). */
+export function internalRelayHashOf(relayData: RelayData, destinationChainId: bigint | number): Hex {
+  return internalRelayHash(relayData, messageHash(relayData.message), destinationChainId);
+}
