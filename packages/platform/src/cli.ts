@@ -2,10 +2,11 @@
  * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
-import { type Config, ConfigError, loadConfig } from "@platform/kernel";
+import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
 import { Command } from "commander";
 import { chainstatsBackfill } from "./commands/chainstats.ts";
 import { configCommand } from "./commands/config.ts";
+import { devnetCommand } from "./commands/devnet.ts";
 import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { startPlatform } from "./commands/start.ts";
@@ -32,9 +33,10 @@ const program = new Command("platform").description("Run and operate the platfor
 program
   .command("start")
   .description("start every service with embedded defaults (npm start)")
+  .option("--reset-devnet", "start the devnet chains from scratch (deletes their saved state)")
   .action(
-    run(async () => {
-      const running = await startPlatform(config());
+    run(async (o: { resetDevnet?: boolean }) => {
+      const running = await startPlatform(config(), o);
       let stopping = false;
       const shutdown = async (signal: string) => {
         if (stopping) {
@@ -70,6 +72,18 @@ keys
   .command("revoke <id>")
   .description("revoke an API key by id")
   .action(run((id: string) => revokeKey(config(), id)));
+
+program
+  .command("devnet")
+  .description("run the devnet chains alone (anvil + Across contracts + tokens + Uniswap V2)")
+  .option("--reset", "start every chain from scratch (deletes saved chain state)")
+  .action(
+    run(async (o: { reset?: boolean }) => {
+      const c = config();
+      await devnetCommand(c, createLogger({ level: c.logLevel }), o);
+      process.exit(0);
+    }),
+  );
 
 const chainstats = program.command("chainstats").description("chain statistics service");
 chainstats

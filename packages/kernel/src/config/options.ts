@@ -5,7 +5,16 @@
  *
  * `platform config` prints this table with the values in effect.
  */
-import { parseBool, parseChainRpcUrls, parseEnum, parseInt_, parseList, parseString, parseUrl } from "./parsers.ts";
+import {
+  parseBool,
+  parseChainPorts,
+  parseChainRpcUrls,
+  parseEnum,
+  parseInt_,
+  parseList,
+  parseString,
+  parseUrl,
+} from "./parsers.ts";
 
 export interface OptionDef<T> {
   env: string;
@@ -140,6 +149,26 @@ export const options = {
     default: true,
     description: "Run the local devnet chains with `platform start` (false = chains use external RPCs only).",
     parse: parseBool,
+  }),
+  devnetChains: option({
+    env: "DEVNET_CHAINS",
+    default: [1, 10, 137, 8453, 42161, 999, 1337],
+    description: "Chain ids the devnet runs (those with an entry in CHAIN_RPC_URLS are left out).",
+    parse: parseList(parseInt_(1, 2 ** 53 - 1)),
+  }),
+  devnetPorts: option<Record<number, number>>({
+    env: "DEVNET_PORTS",
+    default: {},
+    description:
+      "RPC port per devnet chain, `1=8545,10=8546`; default 1→8545, 10→8546, 137→8547, 8453→8548, 42161→8549, 999→8550, 1337→8551; 0 = any free port.",
+    parse: parseChainPorts,
+  }),
+  devnetBlockTime: option<number | "auto">({
+    env: "DEVNET_BLOCK_TIME",
+    default: "auto",
+    description:
+      "Seconds between interval blocks (transactions are still mined at once); auto = the chain's typical block time, at least 2; 0 = none.",
+    parse: (raw) => (raw.trim() === "auto" ? "auto" : parseInt_(0, 3600)(raw)),
   }),
 };
 

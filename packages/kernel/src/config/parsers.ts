@@ -72,3 +72,20 @@ export const parseChainRpcUrls = (raw: string): Record<number, string> => {
   }
   return out;
 };
+
+/** `1=8545,10=8546` → `{1: 8545, 10: 8546}`. */
+export const parseChainPorts = (raw: string): Record<number, number> => {
+  const out: Record<number, number> = {};
+  for (const entry of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [id, port] = entry.split("=");
+    const chainId = Number(id);
+    if (!Number.isSafeInteger(chainId) || chainId < 1 || port === undefined) {
+      throw new ConfigError(`entry "${entry}" must read <chainId>=<port>`);
+    }
+    out[chainId] = parseInt_(0, 65535)(port);
+  }
+  return out;
+};

@@ -1,18 +1,66 @@
 /**
- * The devnet as a part of `platform start`: started unless DEVNET=false or every chain has an external
- * RPC (CHAIN_RPC_URLS). The `platform devnet` command runs it alone.
+ * The devnet inside the platform: `platform start` runs it unless DEVNET=false or every devnet chain has
+ * an external RPC (CHAIN_RPC_URLS); `platform devnet [--reset]` runs it alone.
  */
+import { DEFAULT_DEVNET_PORTS, type Devnet, startDevnet } from "@platform/chains";
 import type { ChainEndpoint, Config, Logger } from "@platform/kernel";
+import { createTable } from "./table.ts";
 
 export interface RunningDevnet {
+  devnet: Devnet;
   chains: ChainEndpoint[];
-  /** Lines for the banner: where the manifest is. */
+  /** Lines for the banner. */
   summary: string[];
   stop(): Promise<void>;
 }
 
-export async function startDevnetIfNeeded(config: Config, logger: Logger): Promise<RunningDevnet | undefined> {
-  if (!config.devnet) return undefined;
-  void logger;
-  return undefined;
+/** The devnet chains this configuration runs (none when disabled or all are external). */
+export function devnetChainIds(config: Config): number[] {
+  if (!config.devnet) return [];
+  return config.devnetChains.filter((id) => config.chainRpcUrls[id] === undefined);
+}
+
+export async function startDevnetIfNeeded(
+  config: Config,
+  logger: Logger,
+  options: { reset?: boolean } = {},
+): Promise<RunningDevnet | undefined> {
+  const chainIds = devnetChainIds(config);
+  if (chainIds.length === 0) return undefined;
+  const started = performance.now();
+  const devnet = await startDevnet({
+    dataDir: config.dataDir,
+    chainIds,
+    host: config.host,
+    ports: { ...DEFAULT_DEVNET_PORTS, ...config.devnetPorts },
+    blockTimeSec: config.devnetBlockTime,
+    reset: options.reset,
+    logger: logger.child({ component: "devnet" }),
+  });
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  logger.info({ chains: chainIds, seconds }, "devnet started");
+  return {
+    devnet,
+    chains: devnet.chains.map(({ chainId, rpcUrl }) => ({ chainId, rpcUrl })),
+    summary: [
+      `Devnet: ${chainIds.length} anvil chains with the Across contracts, tokens and Uniswap V2 pools (${seconds} s).`,
+      `Manifest (contract addresses, tokens, devnet-only account keys): ${devnet.manifestPath}`,
+    ],
+    stop: () => devnet.stop(),
+  };
+}
+
+/** `platform devnet [--reset]`: the chains alone, until Ctrl-C. */
+export async function devnetCommand(config: Config, logger: Logger, o: { reset?: boolean }) {
+  const running = await startDevnetIfNeeded({ ...config, devnet: true }, logger, o);
+  if (!running) throw new Error("Every devnet chain has an external RPC in CHAIN_RPC_URLS: nothing to run");
+  const table = createTable(["chain id", "name", "JSON-RPC"]);
+  for (const c of running.devnet.manifest.chains) table.push([String(c.chainId), c.name, c.rpcUrl]);
+  process.stdout.write(`\n${table.toString()}\n${running.summary.join("\n")}\n\nCtrl-C stops the devnet.\n`);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  process.stdout.write("\nStopping the devnet (saving chain state)...\n");
+  await running.stop();
 }

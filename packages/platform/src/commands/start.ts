@@ -19,7 +19,7 @@ export interface RunningPlatform {
 
 const DEMO_KEY_NAME = "demo";
 
-export async function startPlatform(config: Config): Promise<RunningPlatform> {
+export async function startPlatform(config: Config, options: { resetDevnet?: boolean } = {}): Promise<RunningPlatform> {
   if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
     throw new Error(`A platform is already running on the data folder ${config.dataDir}`);
   }
@@ -32,7 +32,7 @@ export async function startPlatform(config: Config): Promise<RunningPlatform> {
   };
 
   try {
-    const devnet = await startDevnetIfNeeded(config, logger);
+    const devnet = await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet });
     if (devnet) stops.push(() => devnet.stop());
     const chains = resolveChains(config, devnet?.chains ?? []);
     const context: PlatformContext = { config, db, logger, apiKeys, chains };

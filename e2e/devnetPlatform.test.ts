@@ -1,0 +1,123 @@
+/**
+ * `platform start` with the devnet, as a user meets it: the chains come up next to the services, their
+ * RPC URLs and the manifest are printed, a demo user from the manifest makes a real SpokePool deposit
+ * with viem by hand, the chain statistics service indexes the devnet, and stopping leaves no anvil.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DevnetManifest, loadArtifact, manifestToken, viemChain } from "@platform/chains";
+import { createPublicClient, createWalletClient, erc20Abi, http, pad, parseEventLogs, parseUnits } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PlatformProcess, startPlatformProcess } from "./support/platformProcess.ts";
+
+const CHAINS = [1337, 10];
+let platform: PlatformProcess;
+let manifest: DevnetManifest;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), "platform-devnet-e2e-"));
+  platform = await startPlatformProcess({
+    DATA_DIR: dataDir,
+    WEARABLES_PORT: "0",
+    CHAINSTATS_PORT: "0",
+    DEVNET_CHAINS: CHAINS.join(","),
+    DEVNET_PORTS: CHAINS.map((id) => `${id}=0`).join(","),
+    DEVNET_BLOCK_TIME: "0",
+    CHAINSTATS_POLL_MS: "100",
+    LOG_LEVEL: "warn",
+  });
+  manifest = JSON.parse(readFileSync(join(dataDir, "devnet.json"), "utf8"));
+});
+
+afterAll(async () => {
+  if (platform?.child.exitCode === null) await platform.stop();
+});
+
+describe("platform start with the devnet", () => {
+  it("prints the chains' RPC URLs and the manifest path", () => {
+    const out = platform.output();
+    expect(out).toContain(join(dataDir, "devnet.json"));
+    for (const c of manifest.chains) expect(out).toContain(c.rpcUrl);
+    expect(manifest.devnetOnly).toBe(true);
+    expect(manifest.chains.map((c) => c.chainId).sort()).toEqual([...CHAINS].sort());
+  });
+
+  it("lets a demo user deposit on the SpokePool with viem by hand", async () => {
+    const origin = manifest.chains.find((c) => c.chainId === 1337) as DevnetManifest["chains"][number];
+    const dest = manifest.chains.find((c) => c.chainId === 10) as DevnetManifest["chains"][number];
+    const user = privateKeyToAccount(manifest.accounts.users[0]?.privateKey as `0x${string}`);
+    const chain = viemChain(origin.chainId, origin.rpcUrl);
+    const publicClient = createPublicClient({ chain, transport: http(origin.rpcUrl) });
+    const wallet = createWalletClient({ account: user, chain, transport: http(origin.rpcUrl) });
+    const usdc = manifestToken(origin, "USDC").address;
+    const amount = parseUnits("25", 6);
+    await publicClient.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: usdc,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [origin.contracts.spokePool, amount],
+      }),
+    });
+    const now = Number((await publicClient.getBlock()).timestamp);
+    const b32 = (a: string) => pad(a as `0x${string}`, { size: 32 });
+    const hash = await wallet.writeContract({
+      address: origin.contracts.spokePool,
+      abi: loadArtifact("Ethereum_SpokePool").abi,
+      functionName: "deposit",
+      args: [
+        b32(user.address),
+        b32(user.address),
+        b32(usdc),
+        b32(manifestToken(dest, "USDC").address),
+        amount,
+        parseUnits("24.9", 6),
+        10n,
+        b32("0x0000000000000000000000000000000000000000"),
+        now,
+        now + 3600,
+        0,
+        "0x",
+      ],
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    const [event] = parseEventLogs({
+      abi: loadArtifact("Ethereum_SpokePool").abi,
+      logs: receipt.logs,
+      eventName: "FundsDeposited",
+    });
+    expect(event).toBeDefined();
+  });
+
+  it("indexes the devnet chains into the statistics API with the demo key", async () => {
+    const origin = manifest.chains.find((c) => c.chainId === 1337) as DevnetManifest["chains"][number];
+    const head = Number(await createPublicClient({ transport: http(origin.rpcUrl) }).getBlockNumber());
+    const today = new Date().toISOString().slice(0, 10);
+    const url =
+      `${platform.baseUrls.chainstats}?chainid=1337&module=stats&action=dailyblkcount` +
+      `&startdate=2000-01-01&enddate=2100-01-01&apikey=${platform.demoKeys.chainstats}`;
+    let body: { status: string; result: { UTCDate: string; blockCount: number }[] } | undefined;
+    for (let i = 0; i < 100; i++) {
+      body = await (await fetch(url)).json();
+      const total = body?.status === "1" ? body.result.reduce((s, r) => s + r.blockCount, 0) : 0;
+      if (total >= head + 1) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(body?.status).toBe("1");
+    expect(body?.result.reduce((s, r) => s + r.blockCount, 0)).toBe(head + 1);
+    expect(body?.result.map((r) => r.UTCDate)).toContain(today);
+  });
+
+  it("stops every anvil on SIGTERM", async () => {
+    // pgrep without a shell, so that the only matches are the anvil processes of this data folder.
+    const found = spawnSync("pgrep", ["-f", `anvil .*${dataDir}`], { encoding: "utf8" }).stdout;
+    const pids = found.split("\n").filter(Boolean).map(Number);
+    expect(pids.length).toBe(2);
+    expect(await platform.stop("SIGTERM")).toBe(0);
+    for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
