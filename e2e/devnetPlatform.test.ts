@@ -24,6 +24,7 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     WEARABLES_PORT: "0",
     CHAINSTATS_PORT: "0",
+    CROSSCHAIN_PORT: "0",
     DEVNET_CHAINS: CHAINS.join(","),
     DEVNET_PORTS: CHAINS.map((id) => `${id}=0`).join(","),
     DEVNET_BLOCK_TIME: "0",

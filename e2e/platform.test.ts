@@ -18,6 +18,7 @@ beforeAll(async () => {
     DATA_DIR: mkdtempSync(join(tmpdir(), "platform-e2e-")),
     WEARABLES_PORT: "0",
     CHAINSTATS_PORT: "0",
+    CROSSCHAIN_PORT: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
     // Verified keys are cached this long; with PostgreSQL a revocation by another process waits for it.

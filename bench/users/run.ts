@@ -63,6 +63,7 @@ async function idleRss(): Promise<number> {
     DATA_DIR: dataDir,
     WEARABLES_PORT: "0",
     CHAINSTATS_PORT: "0",
+    CROSSCHAIN_PORT: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
   });

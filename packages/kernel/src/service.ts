@@ -13,6 +13,11 @@ import type { Logger } from "./log/logger.ts";
 export interface ChainEndpoint {
   chainId: number;
   rpcUrl: string;
+  /** Named contract addresses on this chain (spokePool, multicallHandler, uniswapV2Router02, …), when known. */
+  contracts?: Record<string, string>;
+  /** Tokens known on this chain. */
+  tokens?: { symbol: string; address: string; decimals: number }[];
+  wrappedNativeToken?: string;
 }
 
 export interface PlatformContext {

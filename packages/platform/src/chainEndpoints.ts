@@ -5,7 +5,7 @@
 import type { ChainEndpoint, Config } from "@platform/kernel";
 
 export function resolveChains(config: Config, devnet: ChainEndpoint[] = []): ChainEndpoint[] {
-  const byId = new Map<number, string>(devnet.map((c) => [c.chainId, c.rpcUrl]));
-  for (const [id, url] of Object.entries(config.chainRpcUrls)) byId.set(Number(id), url);
-  return [...byId].map(([chainId, rpcUrl]) => ({ chainId, rpcUrl })).sort((a, b) => a.chainId - b.chainId);
+  const byId = new Map<number, ChainEndpoint>(devnet.map((c) => [c.chainId, c]));
+  for (const [id, rpcUrl] of Object.entries(config.chainRpcUrls)) byId.set(Number(id), { chainId: Number(id), rpcUrl });
+  return [...byId.values()].sort((a, b) => a.chainId - b.chainId);
 }

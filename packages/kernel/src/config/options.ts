@@ -6,6 +6,7 @@
  * `platform config` prints this table with the values in effect.
  */
 import {
+  ConfigError,
   parseBool,
   parseChainPorts,
   parseChainRpcUrls,
@@ -89,9 +90,9 @@ export const options = {
   }),
   services: option({
     env: "SERVICES",
-    default: ["wearables", "chainstats"],
+    default: ["wearables", "crosschain", "chainstats"],
     description: "Services `platform start` runs (comma-separated).",
-    parse: parseList(parseEnum(["wearables", "chainstats"] as const)),
+    parse: parseList(parseEnum(["wearables", "crosschain", "chainstats"] as const)),
   }),
   wearablesPort: port("WEARABLES_PORT", 8000, "Port of the wearables API (base /api/v1)."),
   chainRpcUrls: option<Record<number, string>>({
@@ -100,6 +101,41 @@ export const options = {
     description: "External JSON-RPC per chain, `1=https://…,8453=wss://…`; such chains are not run on the devnet.",
     parse: parseChainRpcUrls,
     secret: true,
+  }),
+  crosschainPort: port("CROSSCHAIN_PORT", 8100, "Port of the crosschain API (base /api)."),
+  crosschainPollMs: option({
+    env: "CROSSCHAIN_POLL_MS",
+    default: 200,
+    description: "How often the SpokePool event indexer asks each chain for a new head.",
+    parse: parseInt_(20, 600_000),
+  }),
+  crosschainLogRange: option({
+    env: "CROSSCHAIN_LOG_RANGE",
+    default: 5_000,
+    description: "Largest eth_getLogs block range the indexer asks for (it halves on RPC range errors).",
+    parse: parseInt_(1, 1_000_000),
+  }),
+  crosschainRelayer: option({
+    env: "CROSSCHAIN_RELAYER",
+    default: true,
+    description: "Run the relayer with `platform start` (needs CROSSCHAIN_RELAYER_KEY, or the devnet's relayer account).",
+    parse: parseBool,
+  }),
+  crosschainRelayerKey: option<string | undefined>({
+    env: "CROSSCHAIN_RELAYER_KEY",
+    default: undefined,
+    description: "Private key (0x…) the relayer fills with; default on the devnet: the manifest's relayer account.",
+    parse: (raw) => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim())) throw new ConfigError("must be a 0x-prefixed 32-byte hex private key");
+      return raw.trim();
+    },
+    secret: true,
+  }),
+  crosschainRelayerMarginBps: option({
+    env: "CROSSCHAIN_RELAYER_MARGIN_BPS",
+    default: 0,
+    description: "Profit the relayer requires on top of its gas cost, in basis points of the input amount.",
+    parse: parseInt_(0, 10_000),
   }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({

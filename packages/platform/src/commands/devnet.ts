@@ -41,7 +41,13 @@ export async function startDevnetIfNeeded(
   logger.info({ chains: chainIds, seconds }, "devnet started");
   return {
     devnet,
-    chains: devnet.chains.map(({ chainId, rpcUrl }) => ({ chainId, rpcUrl })),
+    chains: devnet.manifest.chains.map((c) => ({
+      chainId: c.chainId,
+      rpcUrl: c.rpcUrl,
+      contracts: { ...c.contracts },
+      tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
+      wrappedNativeToken: c.wrappedNativeToken,
+    })),
     summary: [
       `Devnet: ${chainIds.length} anvil chains with the Across contracts, tokens and Uniswap V2 pools (${seconds} s).`,
       `Manifest (contract addresses, tokens, devnet-only account keys): ${devnet.manifestPath}`,

@@ -35,7 +35,9 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
     const devnet = await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet });
     if (devnet) stops.push(() => devnet.stop());
     const chains = resolveChains(config, devnet?.chains ?? []);
-    const context: PlatformContext = { config, db, logger, apiKeys, chains };
+    // On the devnet, the relayer fills with the manifest's (devnet-only) relayer account unless configured.
+    const relayerKey = config.crosschainRelayerKey ?? devnet?.devnet.manifest.accounts.relayer.privateKey;
+    const context: PlatformContext = { config: { ...config, crosschainRelayerKey: relayerKey }, db, logger, apiKeys, chains };
 
     const running: RunningService[] = [];
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {

@@ -1,0 +1,250 @@
+/**
+ * The SpokePool indexer and the deposit endpoints on a real two-chain devnet: deposits and fills made
+ * with viem show up in /deposit/status (all three lookups) and /deposits; a reorg on the destination
+ * corrects a status; an expired deposit says so; with the RPC down, indexed data is still served.
+ */
+import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
+import { startTestService, type TestService } from "@platform/kernel";
+import { parseUnits } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spokeChains } from "../deployments.ts";
+import { crosschainService } from "../index.ts";
+import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
+import { contextChains, fillDeposit, type MadeDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
+
+const A = 8453;
+const B = 10;
+let f: DevnetFixture;
+let s: TestService;
+let indexers: ReturnType<typeof startSpokePoolIndexers>;
+
+const api = async (path: string, key: string | null = s.apiKey) => {
+  const res = await fetch(`${s.url}/api${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  return { status: res.status, body: await res.json() };
+};
+
+/** Polls until `check` passes (the indexer follows the chains every 50 ms here). */
+async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (check(v) || Date.now() > until) return v;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+const statusOf = (d: MadeDeposit) => api(`/deposit/status?originChainId=${A}&depositId=${d.depositId}`);
+
+beforeAll(async () => {
+  f = await startDevnetFixture({ chainIds: [A, B] });
+  const chains = contextChains(f);
+  s = await startTestService(crosschainService, { chains, config: { crosschainPollMs: 50 } });
+  indexers = startSpokePoolIndexers({ ...s.context, chains: spokeChains(chains) });
+});
+
+afterAll(async () => {
+  await indexers?.stop();
+  await s?.close();
+  await f?.stop();
+});
+
+describe("deposit lifecycle", () => {
+  let deposit: MadeDeposit;
+  let fillTx: string;
+
+  it("a deposit becomes visible as pending, by all three lookups", async () => {
+    deposit = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      amount: parseUnits("100", 6),
+      outputAmount: parseUnits("99.5", 6),
+    });
+    const { status, body } = await eventually(
+      () => statusOf(deposit),
+      (r) => r.status === 200,
+    );
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      status: "pending",
+      originChainId: A,
+      depositId: deposit.depositId.toString(),
+      depositTxHash: deposit.txHash,
+      depositTxnRef: deposit.txHash,
+      fillTx: null,
+      fillTxnRef: null,
+      destinationChainId: B,
+      depositRefundTxHash: null,
+      depositRefundTxnRef: null,
+      actionsSucceeded: null,
+      pagination: { currentIndex: 0, maxIndex: 0 },
+      id: expect.any(String),
+    });
+    const byTx = await api(`/deposit/status?depositTxnRef=${deposit.txHash}`);
+    expect(byTx.body).toMatchObject({
+      depositId: deposit.depositId.toString(),
+      pagination: { currentIndex: 0, maxIndex: 0 },
+    });
+    const alias = await api(`/deposit/status?depositTxHash=${deposit.txHash}`);
+    expect(alias.body.depositId).toBe(deposit.depositId.toString());
+    const user = f.accounts.users[0]?.address as string;
+    const byAddress = await api(`/deposit/status?depositAddress=${user}&index=0`);
+    expect(byAddress.body).toMatchObject({ depositId: deposit.depositId.toString(), pagination: { currentIndex: 0 } });
+  });
+
+  it("the fill on the other chain makes it filled, with the fill transaction", async () => {
+    fillTx = await fillDeposit(f, deposit);
+    const { body } = await eventually(
+      () => statusOf(deposit),
+      (r) => r.body.status === "filled",
+    );
+    expect(body).toMatchObject({ status: "filled", fillTx, fillTxnRef: fillTx, actionsSucceeded: null });
+  });
+
+  it("lists deposits with filters, newest first", async () => {
+    const second = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      amount: parseUnits("5", 6),
+      outputAmount: parseUnits("4.9", 6),
+      user: 1,
+    });
+    await eventually(
+      () => statusOf(second),
+      (r) => r.status === 200,
+    );
+    const all = await api("/deposits");
+    expect(all.status).toBe(200);
+    expect(all.body.map((d: { depositId: string }) => d.depositId)).toEqual([
+      second.depositId.toString(),
+      deposit.depositId.toString(),
+    ]);
+    expect(all.body[1]).toMatchObject({
+      originChainId: A,
+      destinationChainId: B,
+      depositor: (f.accounts.users[0]?.address as string).toLowerCase(),
+      inputAmount: "100000000",
+      outputAmount: "99500000",
+      status: "filled",
+      fillTx,
+      depositTxHash: deposit.txHash,
+    });
+    const user2 = f.accounts.users[1]?.address as string;
+    expect((await api(`/deposits?depositor=${user2}`)).body).toHaveLength(1);
+    expect((await api(`/deposits?address=${user2}`)).body).toHaveLength(1);
+    expect((await api("/deposits?status=unfilled")).body.map((d: { depositId: string }) => d.depositId)).toEqual([
+      second.depositId.toString(),
+    ]);
+    expect((await api("/deposits?status=filled")).body).toHaveLength(1);
+    expect((await api(`/deposits?originChainId=${B}`)).body).toHaveLength(0);
+    expect((await api("/deposits?limit=1&skip=1")).body.map((d: { depositId: string }) => d.depositId)).toEqual([
+      deposit.depositId.toString(),
+    ]);
+  });
+
+  it("a reorg on the destination that drops the fill makes the deposit pending again", async () => {
+    const d = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      amount: parseUnits("7", 6),
+      outputAmount: parseUnits("6.9", 6),
+    });
+    await eventually(
+      () => statusOf(d),
+      (r) => r.status === 200,
+    );
+    const client = f.publicClient(B);
+    const snapshot = await client.request({ method: "evm_snapshot" as never, params: [] as never });
+    await fillDeposit(f, d);
+    await eventually(
+      () => statusOf(d),
+      (r) => r.body.status === "filled",
+    );
+    await client.request({ method: "evm_revert" as never, params: [snapshot] as never });
+    // The replacement branch: other blocks at the same heights and beyond.
+    for (let i = 0; i < 3; i++) await client.request({ method: "evm_mine" as never, params: [] as never });
+    const after = await eventually(
+      () => statusOf(d),
+      (r) => r.body.status === "pending",
+    );
+    expect(after.body).toMatchObject({ status: "pending", fillTx: null });
+  });
+
+  it("a deposit past its fill deadline is expired", async () => {
+    const d = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      amount: parseUnits("1", 6),
+      outputAmount: parseUnits("0.9", 6),
+      fillDeadlineOffset: 1,
+    });
+    const r = await eventually(
+      () => statusOf(d),
+      (x) => x.body.status === "expired",
+      5_000,
+    );
+    expect(r.body.status).toBe("expired");
+  });
+});
+
+describe("errors", () => {
+  it("401 without or with a wrong key, in the error body", async () => {
+    const missing = await api("/deposits", null);
+    expect(missing.status).toBe(401);
+    expect(missing.body).toMatchObject({
+      type: "ServiceApiError",
+      code: "UNAUTHORIZED",
+      status: 401,
+      id: expect.any(String),
+    });
+    expect((await api("/deposits", "nope")).status).toBe(401);
+  });
+
+  it("404 DEPOSIT_NOT_FOUND and clear 400s", async () => {
+    const missing = await api(`/deposit/status?originChainId=${A}&depositId=999999`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ type: "ServiceApiError", code: "DEPOSIT_NOT_FOUND", status: 404 });
+    const cases: [string, string, string?][] = [
+      ["/deposit/status", "MISSING_PARAM"],
+      [`/deposit/status?depositId=1`, "MISSING_PARAM", "originChainId"],
+      [`/deposit/status?originChainId=${A}`, "MISSING_PARAM", "depositId"],
+      ["/deposit/status?originChainId=5&depositId=1", "INVALID_PARAM", "originChainId"],
+      ["/deposit/status?originChainId=abc&depositId=1", "INVALID_PARAM", "originChainId"],
+      [`/deposit/status?originChainId=${A}&depositId=-1`, "INVALID_PARAM", "depositId"],
+      ["/deposit/status?depositTxnRef=0x1234", "INVALID_PARAM", "depositTxnRef"],
+      ["/deposit/status?depositAddress=nope", "INVALID_PARAM", "depositAddress"],
+      ["/deposit/status?depositAddress=0x0000000000000000000000000000000000000001&index=-1", "INVALID_PARAM", "index"],
+      ["/deposits?limit=1001", "INVALID_PARAM", "limit"],
+      ["/deposits?limit=0", "INVALID_PARAM", "limit"],
+      ["/deposits?skip=-1", "INVALID_PARAM", "skip"],
+      ["/deposits?status=pending", "INVALID_PARAM", "status"],
+      ["/deposits?depositor=0x12", "INVALID_PARAM", "depositor"],
+      ["/deposits?destinationChainId=2", "INVALID_PARAM", "destinationChainId"],
+    ];
+    for (const [path, code, param] of cases) {
+      const r = await api(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body, path).toMatchObject({ type: "ServiceApiError", code, status: 400, id: expect.any(String) });
+      if (param) expect(r.body.param, path).toBe(param);
+    }
+    const tx = await api(`/deposit/status?depositTxnRef=0x${"ab".repeat(32)}`);
+    expect(tx.status).toBe(404);
+  });
+
+  it("serves indexed data while the RPC is down", async () => {
+    const d = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      amount: parseUnits("3", 6),
+      outputAmount: parseUnits("2.9", 6),
+    });
+    await eventually(
+      () => statusOf(d),
+      (r) => r.status === 200,
+    );
+    await f.stop();
+    const r = await statusOf(d);
+    expect(r.status).toBe(200);
+    expect(r.body.status).toBe("pending");
+    expect((await api("/deposits")).status).toBe(200);
+  });
+});

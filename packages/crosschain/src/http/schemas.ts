@@ -1,0 +1,37 @@
+/** Shared request/response schema pieces of the crosschain API. */
+import { Type } from "typebox";
+
+/** The chain ids the spec enumerates. */
+export const SUPPORTED_CHAIN_IDS = [1, 10, 137, 324, 8453, 42161, 59144, 84532, 421614, 11155420, 11155111, 999, 1337] as const;
+
+/** A chain id query parameter: an integer from the spec's enumeration. */
+export const ChainIdParam = (description?: string) =>
+  Type.Unsafe<number>({
+    type: "integer",
+    minimum: 1,
+    enum: [...SUPPORTED_CHAIN_IDS],
+    description: description ?? `Chain id; one of ${SUPPORTED_CHAIN_IDS.join(", ")}.`,
+  });
+
+export const AddressParam = (description?: string) =>
+  Type.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: description ?? "EVM address (0x + 40 hex)." });
+
+export const TxHashParam = (description?: string) =>
+  Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: description ?? "Transaction hash (0x + 64 hex)." });
+
+export const TokenObject = Type.Object({
+  address: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  chainId: Type.Integer(),
+  name: Type.Optional(Type.String()),
+});
+
+export const ErrorBody = Type.Object({
+  type: Type.Literal("ServiceApiError"),
+  code: Type.String(),
+  status: Type.Integer(),
+  message: Type.String(),
+  param: Type.Optional(Type.String()),
+  id: Type.String(),
+});

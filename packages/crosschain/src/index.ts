@@ -1,0 +1,69 @@
+/**
+ * The crosschain transfer service (Across API compatible) on the chains that know their SpokePool:
+ * `indexer/` follows SpokePool events into PostgreSQL, `relayer/` fills pending deposits, `http/` serves
+ * deposit status, deposits, routes, chains and suggested fees.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import {
+  type BackgroundJob,
+  createHttpServer,
+  loadMigrations,
+  type PlatformContext,
+  type ServiceDefinition,
+} from "@platform/kernel";
+import { spokeChains } from "./deployments.ts";
+import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
+import { registerDepositRoutes } from "./http/deposits.ts";
+import { formatError } from "./http/errorFormat.ts";
+import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
+import { createDepositsRepository } from "./store/depositsRepository.ts";
+
+export const BASE_PATH = "/api";
+
+async function createServer(context: PlatformContext) {
+  const { config, db, logger, apiKeys } = context;
+  const app = await createHttpServer({
+    logger: logger.child({ service: "crosschain" }),
+    bodyLimit: config.bodyLimit,
+    formatError,
+    openapi: {
+      title: "Crosschain Transfer API",
+      version: "1.0.0",
+      description:
+        "Quotes, deposit tracking and relaying across EVM chains; compatible with the Across API and SpokePool contracts.",
+      securitySchemes: bearerSecurityScheme,
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  const requireBearer = createBearerAuth(apiKeys);
+  const deposits = createDepositsRepository(db);
+  await app.register(
+    async (api) => {
+      api.addHook("onRequest", requireBearer);
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>();
+      registerDepositRoutes(typed, { deposits });
+    },
+    { prefix: BASE_PATH },
+  );
+  return app;
+}
+
+async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+  const chains = spokeChains(context.chains);
+  const indexers = startSpokePoolIndexers({ ...context, chains });
+  return {
+    async stop() {
+      await indexers.stop();
+    },
+  };
+}
+
+export const crosschainService: ServiceDefinition = {
+  name: "crosschain",
+  title: "Crosschain transfer API",
+  migrations: loadMigrations("crosschain", new URL("../migrations", import.meta.url).pathname),
+  port: (config) => config.crosschainPort,
+  basePath: BASE_PATH,
+  createServer,
+  startJobs,
+};

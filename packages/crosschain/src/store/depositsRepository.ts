@@ -1,0 +1,142 @@
+/**
+ * Reads of deposits with their fills, for `/deposit/status` and `/deposits`. Status is derived at read
+ * time (see domain/depositStatus.ts); `STATUS_SQL` is the same rule in SQL, used to filter by status.
+ */
+import type { Database } from "@platform/kernel";
+
+export interface DepositRow {
+  origin_chain_id: string;
+  deposit_id: string;
+  destination_chain_id: string;
+  relay_hash: Buffer;
+  depositor: Buffer;
+  recipient: Buffer;
+  exclusive_relayer: Buffer;
+  input_token: Buffer;
+  output_token: Buffer;
+  input_amount: string;
+  output_amount: string;
+  quote_timestamp: string;
+  fill_deadline: string;
+  exclusivity_deadline: string;
+  message: Buffer;
+  message_hash: Buffer;
+  integrator_id: string | null;
+  tx_hash: Buffer;
+  log_index: number;
+  block_number: string;
+  block_timestamp: string;
+  fill_tx_hash: Buffer | null;
+  fill_relayer: Buffer | null;
+  fill_block_number: string | null;
+  fill_block_timestamp: string | null;
+  fill_calls_failed: boolean | null;
+  fill_gas_fee: string | null;
+  slow_fill_requested: boolean;
+  speedups: {
+    transactionHash: string;
+    updatedRecipient: string;
+    updatedMessage: string;
+    blockNumber: number;
+    updatedOutputAmount: string;
+  }[];
+}
+
+const SELECT = `
+  SELECT d.*, f.tx_hash AS fill_tx_hash, f.relayer AS fill_relayer, f.block_number AS fill_block_number,
+         f.block_timestamp AS fill_block_timestamp, f.calls_failed AS fill_calls_failed, f.gas_fee AS fill_gas_fee,
+         (s.relay_hash IS NOT NULL) AS slow_fill_requested,
+         coalesce((SELECT json_agg(json_build_object(
+             'transactionHash', '0x' || encode(u.tx_hash, 'hex'), 'updatedRecipient', '0x' || encode(u.updated_recipient, 'hex'),
+             'updatedMessage', '0x' || encode(u.updated_message, 'hex'), 'blockNumber', u.block_number,
+             'updatedOutputAmount', u.updated_output_amount::text) ORDER BY u.block_number, u.log_index)
+           FROM crosschain.speedups u WHERE u.origin_chain_id = d.origin_chain_id AND u.deposit_id = d.deposit_id), '[]') AS speedups
+  FROM crosschain.deposits d
+  LEFT JOIN crosschain.fills f ON f.relay_hash = d.relay_hash
+  LEFT JOIN crosschain.slow_fill_requests s ON s.relay_hash = d.relay_hash`;
+
+/** The anchor's raw status (before "unfilled" is shown as "pending"); $now = unix seconds. */
+export const STATUS_SQL = (now: string) => `CASE
+  WHEN f.relay_hash IS NOT NULL THEN 'filled'
+  WHEN d.fill_deadline < ${now} THEN 'expired'
+  WHEN s.relay_hash IS NOT NULL THEN 'slowFillRequested'
+  ELSE 'unfilled' END`;
+
+export interface ListDepositsParameters {
+  depositor?: Buffer | undefined;
+  recipient?: Buffer | undefined;
+  /** Depositor or recipient. */
+  address?: Buffer | undefined;
+  originChainId?: number | undefined;
+  destinationChainId?: number | undefined;
+  inputToken?: Buffer | undefined;
+  outputToken?: Buffer | undefined;
+  integratorId?: string | undefined;
+  status?: string | undefined;
+  skip: number;
+  limit: number;
+  nowSec: number;
+}
+
+export function createDepositsRepository(db: Database) {
+  return {
+    async byDepositId(originChainId: number, depositId: string): Promise<DepositRow | undefined> {
+      const [row] = await db.query<DepositRow>(`${SELECT} WHERE d.origin_chain_id = $1 AND d.deposit_id = $2`, [
+        originChainId,
+        depositId,
+      ]);
+      return row;
+    },
+
+    /** Every deposit of one transaction, in log order (one tx can hold several). */
+    async byTxHash(txHash: Buffer): Promise<DepositRow[]> {
+      return db.query<DepositRow>(`${SELECT} WHERE d.tx_hash = $1 ORDER BY d.origin_chain_id, d.log_index`, [txHash]);
+    },
+
+    /** The deposits made from `address`, oldest first (block time, then chain, block and log order). */
+    async byDepositor(address: Buffer, index: number): Promise<{ row: DepositRow | undefined; count: number }> {
+      const [rows, count] = await Promise.all([
+        db.query<DepositRow>(
+          `${SELECT} WHERE d.depositor = $1
+           ORDER BY d.block_timestamp, d.origin_chain_id, d.block_number, d.log_index OFFSET $2 LIMIT 1`,
+          [address, index],
+        ),
+        db.query<{ n: string }>("SELECT count(*) AS n FROM crosschain.deposits WHERE depositor = $1", [address]),
+      ]);
+      return { row: rows[0], count: Number(count[0]?.n ?? 0) };
+    },
+
+    /** Newest first. */
+    async list(p: ListDepositsParameters): Promise<DepositRow[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const add = (sql: (n: number) => string, value: unknown) => {
+        params.push(value);
+        where.push(sql(params.length));
+      };
+      if (p.depositor) add((n) => `d.depositor = $${n}`, p.depositor);
+      if (p.recipient) add((n) => `d.recipient = $${n}`, p.recipient);
+      if (p.address) add((n) => `(d.depositor = $${n} OR d.recipient = $${n})`, p.address);
+      if (p.originChainId !== undefined) add((n) => `d.origin_chain_id = $${n}`, p.originChainId);
+      if (p.destinationChainId !== undefined) add((n) => `d.destination_chain_id = $${n}`, p.destinationChainId);
+      if (p.inputToken) add((n) => `d.input_token = $${n}`, p.inputToken);
+      if (p.outputToken) add((n) => `d.output_token = $${n}`, p.outputToken);
+      if (p.integratorId) add((n) => `d.integrator_id = $${n}`, p.integratorId.toLowerCase());
+      if (p.status) {
+        // "slowFilled" is never assigned (slow fills end as filled), "refunded" comes with settlement.
+        params.push(p.nowSec);
+        const nowParam = `$${params.length}::bigint`;
+        add((n) => `${STATUS_SQL(nowParam)} = $${n}`, p.status);
+      }
+      params.push(p.limit, p.skip);
+      return db.query<DepositRow>(
+        `${SELECT} ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY d.block_timestamp DESC, d.origin_chain_id DESC, d.block_number DESC, d.log_index DESC
+         LIMIT $${params.length - 1} OFFSET $${params.length}`,
+        params,
+      );
+    },
+  };
+}
+
+export type DepositsRepository = ReturnType<typeof createDepositsRepository>;
