@@ -18,6 +18,8 @@ import { formatError } from "./http/errorFormat.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
+export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
+
 export const BASE_PATH = "/api";
 
 async function createServer(context: PlatformContext) {

@@ -78,13 +78,13 @@ export interface ListDepositsParameters {
   nowSec: number;
 }
 
+/** One deposit by origin chain and id; exported so the benchmark baseline runs exactly it. */
+export const DEPOSIT_BY_ID_SQL = `${SELECT} WHERE d.origin_chain_id = $1 AND d.deposit_id = $2`;
+
 export function createDepositsRepository(db: Database) {
   return {
     async byDepositId(originChainId: number, depositId: string): Promise<DepositRow | undefined> {
-      const [row] = await db.query<DepositRow>(`${SELECT} WHERE d.origin_chain_id = $1 AND d.deposit_id = $2`, [
-        originChainId,
-        depositId,
-      ]);
+      const [row] = await db.query<DepositRow>(DEPOSIT_BY_ID_SQL, [originChainId, depositId]);
       return row;
     },
 

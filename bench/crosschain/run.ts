@@ -1,0 +1,53 @@
+/**
+ * Crosschain benchmarks:
+ * 1. deposit visibility latency (deposit mined → /deposit/status knows it; goal median ≤ 1 s) and
+ *    deposit → fill latency through our relayer, on the devnet;
+ * 2. `/deposit/status` req/s with BENCH_DEPOSITS (1M) indexed deposits on PostgreSQL, as a ratio to a
+ *    minimal Fastify route running the same SQL with `pg` (goal ≥ 80 %).
+ */
+import { fileURLToPath } from "node:url";
+import { preparePostgres } from "../chainstats/database.ts";
+import { runLoad, startServerScript } from "../lib/processes.ts";
+import { writeResults } from "../lib/results.ts";
+import { depositLatencies } from "./visibility.ts";
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const durationSec = Number(process.env.BENCH_DURATION ?? 10);
+const results: Record<string, unknown> = {};
+// BENCH_PARTS=latency or =status runs one part.
+const parts = (process.env.BENCH_PARTS ?? "latency,status").split(",");
+
+if (parts.includes("latency")) {
+  const latency = await depositLatencies(Number(process.env.BENCH_SAMPLES ?? 30), true);
+  results.depositVisibility = latency.visibility;
+  results.depositToFill = latency.fill;
+  process.stdout.write(
+    `deposit visible after: median ${latency.visibility.medianMs} ms, p95 ${latency.visibility.p95Ms} ms (${latency.visibility.samples} deposits)\n` +
+      (latency.fill ? `deposit filled after:  median ${latency.fill.medianMs} ms, p95 ${latency.fill.p95Ms} ms\n` : ""),
+  );
+}
+
+if (parts.includes("status") && (await preparePostgres("bench_crosschain"))) {
+  const service = await startServerScript(here("./statusServer.ts"));
+  const ids = [17, 500_001, 999_998];
+  const path = (i: number) => `/deposit/status?originChainId=8453&depositId=${ids[i % ids.length]}`;
+  const headers = { authorization: `Bearer ${service.info.key}` };
+  await runLoad(`${service.info.url}/api${path(0)}`, { durationSec: 2, headers });
+  const svc = await runLoad(`${service.info.url}/api${path(1)}`, { durationSec, headers });
+  await service.stop();
+  const baseline = await startServerScript(here("./baselineServer.ts"));
+  await runLoad(`${baseline.info.url}${path(0)}`, { durationSec: 2 });
+  const base = await runLoad(`${baseline.info.url}${path(1)}`, { durationSec });
+  await baseline.stop();
+  const ratio = Math.round((svc.rps / base.rps) * 1000) / 1000;
+  results.depositStatus = {
+    deposits: Number(process.env.BENCH_DEPOSITS ?? 1_000_000),
+    service: svc,
+    baseline: base,
+    ratio,
+  };
+  process.stdout.write(
+    `/deposit/status with 1M deposits: ${svc.rps} req/s (p50 ${svc.p50} ms, p99 ${svc.p99} ms) vs baseline ${base.rps} req/s = ${(ratio * 100).toFixed(1)} %\n`,
+  );
+}
+process.stdout.write(`written ${writeResults("crosschain", results)}\n`);
