@@ -36,7 +36,11 @@ export function spokeChains(chains: readonly ChainEndpoint[]): SpokeChain[] {
         multicallHandler: contracts.multicallHandler,
         wrappedNativeToken: c.wrappedNativeToken ? getAddress(c.wrappedNativeToken) : undefined,
         contracts,
-        tokens: (c.tokens ?? []).map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),
+        tokens: (c.tokens ?? []).map((t) => ({
+          symbol: t.symbol,
+          address: getAddress(t.address),
+          decimals: t.decimals,
+        })),
       };
     })
     .sort((a, b) => a.chainId - b.chainId);

@@ -121,7 +121,7 @@ describe("deposit lifecycle", () => {
     expect(all.body[1]).toMatchObject({
       originChainId: A,
       destinationChainId: B,
-      depositor: (f.accounts.users[0]?.address as string).toLowerCase(),
+      depositor: String(f.accounts.users[0]?.address).toLowerCase(),
       inputAmount: "100000000",
       outputAmount: "99500000",
       status: "filled",

@@ -2,7 +2,9 @@
 import { Type } from "typebox";
 
 /** The chain ids the spec enumerates. */
-export const SUPPORTED_CHAIN_IDS = [1, 10, 137, 324, 8453, 42161, 59144, 84532, 421614, 11155420, 11155111, 999, 1337] as const;
+export const SUPPORTED_CHAIN_IDS = [
+  1, 10, 137, 324, 8453, 42161, 59144, 84532, 421614, 11155420, 11155111, 999, 1337,
+] as const;
 
 /** A chain id query parameter: an integer from the spec's enumeration. */
 export const ChainIdParam = (description?: string) =>

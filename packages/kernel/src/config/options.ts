@@ -118,7 +118,8 @@ export const options = {
   crosschainRelayer: option({
     env: "CROSSCHAIN_RELAYER",
     default: true,
-    description: "Run the relayer with `platform start` (needs CROSSCHAIN_RELAYER_KEY, or the devnet's relayer account).",
+    description:
+      "Run the relayer with `platform start` (needs CROSSCHAIN_RELAYER_KEY, or the devnet's relayer account).",
     parse: parseBool,
   }),
   crosschainRelayerKey: option<string | undefined>({
@@ -126,7 +127,8 @@ export const options = {
     default: undefined,
     description: "Private key (0x…) the relayer fills with; default on the devnet: the manifest's relayer account.",
     parse: (raw) => {
-      if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim())) throw new ConfigError("must be a 0x-prefixed 32-byte hex private key");
+      if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim()))
+        throw new ConfigError("must be a 0x-prefixed 32-byte hex private key");
       return raw.trim();
     },
     secret: true,

@@ -37,7 +37,13 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
     const chains = resolveChains(config, devnet?.chains ?? []);
     // On the devnet, the relayer fills with the manifest's (devnet-only) relayer account unless configured.
     const relayerKey = config.crosschainRelayerKey ?? devnet?.devnet.manifest.accounts.relayer.privateKey;
-    const context: PlatformContext = { config: { ...config, crosschainRelayerKey: relayerKey }, db, logger, apiKeys, chains };
+    const context: PlatformContext = {
+      config: { ...config, crosschainRelayerKey: relayerKey },
+      db,
+      logger,
+      apiKeys,
+      chains,
+    };
 
     const running: RunningService[] = [];
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
