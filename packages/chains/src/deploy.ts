@@ -76,6 +76,11 @@ export interface PlannedTx {
 
 // SpokePool buffers the issue asks for (and Across mainnet uses): 1 h quote window, 6 h fill deadline window.
 export const DEPOSIT_QUOTE_TIME_BUFFER = 3600;
+/**
+ * First deposit id of every devnet SpokePool. Live SpokePools are far past 0, and clients rely on it:
+ * app-sdk 0.4.4's `waitForDepositTx` treats a deposit id of 0 as "no deposit log" (`!depositId`).
+ */
+export const INITIAL_DEPOSIT_ID = 1_000_000;
 export const FILL_DEADLINE_BUFFER = 21600;
 // Across' sentinel for "native coin" in counterfactual routes.
 const NATIVE_ASSET: Address = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
@@ -155,11 +160,14 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     "Ethereum_SpokePool implementation",
     deploy("Ethereum_SpokePool", [weth9, DEPOSIT_QUOTE_TIME_BUFFER, FILL_DEADLINE_BUFFER, zeroAddress]),
   );
-  // The implementation disables initializers; the proxy runs initialize(initialDepositId 0, withdrawalRecipient
+  // The implementation disables initializers; the proxy runs initialize(INITIAL_DEPOSIT_ID, withdrawalRecipient
   // admin) in its constructor, making the admin (msg.sender) the owner.
   const spokePool = create(
     "SpokePool proxy",
-    deploy("ERC1967Proxy", [spokePoolImplementation, call("Ethereum_SpokePool", "initialize", [0, admin.address])]),
+    deploy("ERC1967Proxy", [
+      spokePoolImplementation,
+      call("Ethereum_SpokePool", "initialize", [INITIAL_DEPOSIT_ID, admin.address]),
+    ]),
   );
   const multicall3 = create("Multicall3", deploy("Multicall3"));
   const multicallHandler = create("MulticallHandler", deploy("MulticallHandler"));

@@ -10,6 +10,7 @@ import {
 } from "viem";
 import { describe, expect, it } from "vitest";
 import { loadArtifact } from "./artifacts.ts";
+import { INITIAL_DEPOSIT_ID } from "./deploy.ts";
 import { manifestToken } from "./manifest.ts";
 import { useDevnet } from "./testing/devnetFixture.ts";
 
@@ -97,7 +98,7 @@ describe("devnet: Across SpokePool", () => {
     const ev = deposited.args as unknown as Record<string, unknown>;
     expect(deposited.address.toLowerCase()).toBe(origin.contracts.spokePool.toLowerCase());
     expect(ev.destinationChainId).toBe(BigInt(DESTINATION));
-    expect(ev.depositId).toBe(0n);
+    expect(ev.depositId).toBe(BigInt(INITIAL_DEPOSIT_ID));
     expect(ev.inputAmount).toBe(inputAmount);
     expect(ev.outputAmount).toBe(outputAmount);
     expect(ev.depositor).toBe(b32(user.address).toLowerCase());
@@ -188,7 +189,7 @@ describe("devnet: Across SpokePool", () => {
       abi: spokeAbi,
       functionName: "numberOfDeposits",
     });
-    expect(n).toBe(0);
+    expect(n).toBe(INITIAL_DEPOSIT_ID);
   });
 });
 

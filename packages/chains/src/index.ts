@@ -16,6 +16,7 @@ export {
   type DevnetPool,
   type DevnetToken,
   FILL_DEADLINE_BUFFER,
+  INITIAL_DEPOSIT_ID,
   pairAddress,
 } from "./deploy.ts";
 export { type Devnet, type StartDevnetOptions, startDevnet } from "./devnet.ts";

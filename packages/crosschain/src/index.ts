@@ -16,6 +16,9 @@ import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
+import { quoteServicesFor, registerQuoteRoutes, startQuoteJobs } from "./quotes/index.ts"; // quotes
+import { createFillCostEstimator } from "./quotes/fillCost.ts";
+import { startRelayer } from "./relayer/index.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
 export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
@@ -44,6 +47,10 @@ async function createServer(context: PlatformContext) {
       api.addHook("onRequest", requireBearer);
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerDepositRoutes(typed, { deposits });
+      // --- quotes (begin): /suggested-fees, /available-routes, /chains. The quote services (routes, chain-state
+      // cache) are per context (quotes/quoteServices.ts WeakMap), shared with startJobs, which runs the refresh loop.
+      registerQuoteRoutes(typed, quoteServicesFor(context));
+      // --- quotes (end)
     },
     { prefix: BASE_PATH },
   );
@@ -51,11 +58,32 @@ async function createServer(context: PlatformContext) {
 }
 
 async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+  const { config, db, logger } = context;
   const chains = spokeChains(context.chains);
   const indexers = startSpokePoolIndexers({ ...context, chains });
+  const quotes = startQuoteJobs(context); // quotes: keeps the chain-state cache warm
+  const services = quoteServicesFor(context);
+  const relayer =
+    config.crosschainRelayer && config.crosschainRelayerKey
+      ? startRelayer({
+          db,
+          chains,
+          privateKey: config.crosschainRelayerKey as `0x${string}`,
+          logger,
+          pollMs: config.crosschainPollMs,
+          marginBps: config.crosschainRelayerMarginBps,
+          isRouteEnabled: (route) => services.routes.isRouteEnabled(route),
+          estimateFillCost: createFillCostEstimator(services.cache, chains),
+        })
+      : undefined;
+  if (config.crosschainRelayer && !config.crosschainRelayerKey) {
+    logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
+  }
   return {
     async stop() {
+      await relayer?.stop();
       await indexers.stop();
+      await quotes.stop(); // quotes
     },
   };
 }

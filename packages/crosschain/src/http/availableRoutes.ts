@@ -1,0 +1,47 @@
+/** `GET /available-routes`: the enabled routes, filtered (the anchor's legacy route listing). */
+import type { HttpServer } from "@platform/kernel";
+import { Type } from "typebox";
+import type { QuoteServices } from "../quotes/quoteServices.ts";
+import { AddressParam, ChainIdParam, ErrorBody } from "./schemas.ts";
+
+const SymbolParam = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 32, pattern: "^[A-Za-z0-9._-]+$", description });
+
+export const AvailableRoutesQuery = Type.Object({
+  originChainId: Type.Optional(ChainIdParam("Only routes from this chain.")),
+  destinationChainId: Type.Optional(ChainIdParam("Only routes to this chain.")),
+  originToken: Type.Optional(AddressParam("Only routes from this token (address on the origin chain).")),
+  destinationToken: Type.Optional(AddressParam("Only routes to this token (address on the destination chain).")),
+  originTokenSymbol: Type.Optional(
+    SymbolParam("Only routes from this symbol (case-insensitive; ETH = native routes)."),
+  ),
+  destinationTokenSymbol: Type.Optional(SymbolParam("Only routes to this symbol (case-insensitive).")),
+});
+
+export const RouteRecordSchema = Type.Object({
+  originChainId: Type.Integer(),
+  originToken: Type.String(),
+  destinationChainId: Type.Integer(),
+  destinationToken: Type.String(),
+  originTokenSymbol: Type.String(),
+  destinationTokenSymbol: Type.String(),
+  isNative: Type.Boolean(),
+});
+
+export function registerAvailableRoutesRoute(app: HttpServer, services: QuoteServices) {
+  app.get(
+    "/available-routes",
+    {
+      schema: {
+        tags: ["Quotes"],
+        summary: "Enabled routes",
+        description:
+          "Every enabled route matching all given filters (addresses compare case-insensitively, symbols " +
+          "upper-cased). A native route (isNative: true, symbol ETH) carries the wrapped token addresses.",
+        querystring: AvailableRoutesQuery,
+        response: { 200: Type.Array(RouteRecordSchema), 400: ErrorBody, 401: ErrorBody },
+      },
+    },
+    async (request) => services.routes.filter(request.query),
+  );
+}

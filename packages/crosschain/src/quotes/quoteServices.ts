@@ -1,0 +1,135 @@
+/**
+ * What the quote endpoints (and the relayer) share for one platform context: the SpokePool chains, the
+ * enabled routes, the chain-state cache and the quote settings.
+ *
+ * One instance per `PlatformContext`, kept in a module-level WeakMap: `createServer` (routes) and `startJobs`
+ * (refresh loop) both call `quoteServicesFor(context)` and get the same cache; the instance goes away with the
+ * context. The first call builds it, so its options apply once; by default they come from
+ * `quoteOptionsFromEnv()` (`CROSSCHAIN_ROUTES_FILE`) until the kernel configuration carries them.
+ */
+import type { BackgroundJob, PlatformContext } from "@platform/kernel";
+import type { Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { type SpokeChain, spokeChains } from "../deployments.ts";
+import { type CapitalCostConfigTable, DEFAULT_CAPITAL_COST_CONFIGS } from "../domain/fees/capitalFee.ts";
+import { DEFAULT_FILL_DEADLINE_BUFFER_SEC, DEFAULT_QUOTE_TIMESTAMP_MAX_AGE_SEC } from "../domain/fees/deadlines.ts";
+import type { FillTimeConfig } from "../domain/fees/fillTime.ts";
+import { type ChainStateCache, type ChainStateCacheOptions, createChainStateCache } from "./chainStateCache.ts";
+import { type EnabledRoutes, loadEnabledRoutes } from "./enabledRoutes.ts";
+import { parseUsdPrice } from "./prices.ts";
+
+/** Knobs of the fee quote (defaults follow the anchor). */
+export interface QuoteSettings {
+  capitalCostConfigs: CapitalCostConfigTable;
+  /** Limits buffer (1e18-scaled); default 0.8 (the domain default). */
+  limitsBufferMultiplier?: bigint;
+  /** Minimum deposit in USD (1e18-scaled); default none. */
+  minDepositUsd?: bigint;
+  /** `fillDeadline - timestamp`; default 7200 s. */
+  fillDeadlineBufferSec: number;
+  /** How old a caller's `timestamp` may be; default 600 s. */
+  quoteTimestampMaxAgeSec: number;
+  /** Exclusivity granted to the service's relayer when it can fill the amount; 0 (default) = none. */
+  exclusivityPeriodSec: number;
+  fillTime?: FillTimeConfig;
+  /** Chain state older than this is not quoted from (503); default 120 s. */
+  maxStateAgeMs: number;
+}
+
+export interface QuoteOptions
+  extends Partial<QuoteSettings>,
+    Pick<
+      ChainStateCacheOptions,
+      "refreshIntervalMs" | "gasEstimateTtlMs" | "fallbackFillGas" | "stablecoins" | "baseFeeMultiplierBps"
+    > {
+  /** JSON routes file (see `enabledRoutes.ts`); default: the default routes. */
+  routesFile?: string;
+  /** USD prices by symbol, beating pool prices (`{"ETH":"3000"}`). */
+  usdPrices?: Readonly<Record<string, string | number>>;
+  /** Relayer address; default: the address of `config.crosschainRelayerKey`. */
+  relayerAddress?: Address;
+}
+
+export interface QuoteServices {
+  chains: readonly SpokeChain[];
+  routes: EnabledRoutes;
+  cache: ChainStateCache;
+  settings: QuoteSettings;
+  relayerAddress: Address | undefined;
+}
+
+/** Options read from the environment until the kernel configuration has them. */
+export function quoteOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): QuoteOptions {
+  const options: QuoteOptions = {};
+  if (env.CROSSCHAIN_ROUTES_FILE?.trim()) options.routesFile = env.CROSSCHAIN_ROUTES_FILE.trim();
+  return options;
+}
+
+function relayerFromKey(key: string | undefined): Address | undefined {
+  if (!key) return undefined;
+  try {
+    return privateKeyToAccount(key as `0x${string}`).address;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Build the quote services of a context (prefer {@link quoteServicesFor}, which shares them). */
+export function createQuoteServices(context: PlatformContext, options: QuoteOptions = {}): QuoteServices {
+  const chains = spokeChains(context.chains);
+  const routes = loadEnabledRoutes(chains, { routesFile: options.routesFile });
+  const relayerAddress = options.relayerAddress ?? relayerFromKey(context.config.crosschainRelayerKey);
+  if (options.minDepositUsd !== undefined && options.minDepositUsd < 0n) throw new RangeError("minDepositUsd < 0");
+  if (options.usdPrices) for (const v of Object.values(options.usdPrices)) parseUsdPrice(v);
+  const logger = context.logger.child({ service: "crosschain", component: "chain-state" });
+  const cache = createChainStateCache({
+    chains,
+    routes,
+    relayerAddress,
+    refreshIntervalMs: options.refreshIntervalMs,
+    gasEstimateTtlMs: options.gasEstimateTtlMs,
+    fallbackFillGas: options.fallbackFillGas,
+    baseFeeMultiplierBps: options.baseFeeMultiplierBps,
+    usdPrices: options.usdPrices,
+    stablecoins: options.stablecoins,
+    logger,
+  });
+  return {
+    chains,
+    routes,
+    cache,
+    relayerAddress,
+    settings: {
+      capitalCostConfigs: options.capitalCostConfigs ?? DEFAULT_CAPITAL_COST_CONFIGS,
+      limitsBufferMultiplier: options.limitsBufferMultiplier,
+      minDepositUsd: options.minDepositUsd,
+      fillDeadlineBufferSec: options.fillDeadlineBufferSec ?? DEFAULT_FILL_DEADLINE_BUFFER_SEC,
+      quoteTimestampMaxAgeSec: options.quoteTimestampMaxAgeSec ?? DEFAULT_QUOTE_TIMESTAMP_MAX_AGE_SEC,
+      exclusivityPeriodSec: options.exclusivityPeriodSec ?? 0,
+      fillTime: options.fillTime,
+      maxStateAgeMs: options.maxStateAgeMs ?? 120_000,
+    },
+  };
+}
+
+const servicesByContext = new WeakMap<PlatformContext, QuoteServices>();
+
+/** The quote services of `context`, created on first use (with `options`) and shared afterwards. */
+export function quoteServicesFor(
+  context: PlatformContext,
+  options: QuoteOptions = quoteOptionsFromEnv(),
+): QuoteServices {
+  let services = servicesByContext.get(context);
+  if (!services) {
+    services = createQuoteServices(context, options);
+    servicesByContext.set(context, services);
+  }
+  return services;
+}
+
+/** The background part: keeps the chain-state cache of `context` refreshed until `stop()`. */
+export function startQuoteJobs(context: PlatformContext): BackgroundJob {
+  const { cache } = quoteServicesFor(context);
+  cache.start();
+  return { stop: () => cache.stop() };
+}

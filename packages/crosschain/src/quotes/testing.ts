@@ -1,0 +1,85 @@
+/**
+ * Test helper (tests only: it starts a devnet through `@platform/chains/testing`): a devnet, the crosschain
+ * service on it (`startTestService`, the devnet relayer as the service's relayer) and its quote services, warm.
+ */
+import type { DevnetFixture } from "@platform/chains/testing";
+import { startDevnetFixture } from "@platform/chains/testing";
+import { type ChainEndpoint, type Config, startTestService, type TestService } from "@platform/kernel";
+import { crosschainService } from "../index.ts";
+import { type QuoteServices, quoteServicesFor } from "./quoteServices.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any endpoint, checked by each test
+type Json = any;
+
+export interface QuoteTestService {
+  devnet: DevnetFixture;
+  service: TestService;
+  quotes: QuoteServices;
+  chains: ChainEndpoint[];
+  /** GET `${url}/api${path}` with the test key; returns status and parsed body. */
+  get(
+    path: string,
+    query?: Record<string, string | number | boolean | undefined>,
+    apiKey?: string | null,
+  ): Promise<{ status: number; body: Json }>;
+  close(): Promise<void>;
+}
+
+/** The ChainEndpoints of a devnet manifest (what `platform start` passes to services). */
+export function devnetEndpoints(devnet: DevnetFixture): ChainEndpoint[] {
+  return devnet.manifest.chains.map((c) => ({
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    contracts: { ...c.contracts },
+    tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
+    wrappedNativeToken: c.wrappedNativeToken,
+  }));
+}
+
+export async function startQuoteTestService(opts: {
+  chainIds: number[];
+  /** Routes JSON file (passed the way the service reads it today: CROSSCHAIN_ROUTES_FILE). */
+  routesFile?: string;
+  config?: Partial<Config>;
+  devnet?: DevnetFixture;
+}): Promise<QuoteTestService> {
+  const devnet = opts.devnet ?? (await startDevnetFixture({ chainIds: opts.chainIds }));
+  const chains = devnetEndpoints(devnet);
+  const previous = process.env.CROSSCHAIN_ROUTES_FILE;
+  let service: TestService;
+  try {
+    if (opts.routesFile) process.env.CROSSCHAIN_ROUTES_FILE = opts.routesFile;
+    else delete process.env.CROSSCHAIN_ROUTES_FILE;
+    service = await startTestService(crosschainService, {
+      chains,
+      config: { crosschainRelayerKey: devnet.accounts.relayer.privateKey, ...opts.config },
+    });
+  } finally {
+    if (previous === undefined) delete process.env.CROSSCHAIN_ROUTES_FILE;
+    else process.env.CROSSCHAIN_ROUTES_FILE = previous;
+  }
+  const quotes = quoteServicesFor(service.context);
+  if (!(await quotes.cache.ready(20_000))) throw new Error("chain state did not warm up");
+  let closed = false;
+  return {
+    devnet,
+    service,
+    quotes,
+    chains,
+    async get(path, query = {}, apiKey = service.apiKey) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined) params.append(k, String(v));
+      const qs = params.toString();
+      const res = await fetch(`${service.url}/api${path}${qs ? `?${qs}` : ""}`, {
+        headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await service.close();
+      if (!opts.devnet) await devnet.stop().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * What the relayer reads from a destination chain: time, nonces, fees, fill statuses, balances, receipts,
+ * pending transactions, and its own past fills (FilledRelay logs).
+ */
+import { loadArtifact } from "@platform/chains";
+import {
+  type Abi,
+  type Address,
+  erc20Abi,
+  type Hex,
+  type PublicClient,
+  TransactionNotFoundError,
+  TransactionReceiptNotFoundError,
+  type TransactionReceipt,
+} from "viem";
+import type { SpokeChain } from "../deployments.ts";
+import { addressToBytes32, internalRelayHash } from "../domain/relayHash.ts";
+import type { Fees } from "./fees.ts";
+import type { PendingDeposit } from "./types.ts";
+
+export const spokePoolAbi: Abi = loadArtifact("Ethereum_SpokePool").abi;
+
+/** `fillStatuses` values. */
+export const FillStatus = { Unfilled: 0, RequestedSlowFill: 1, Filled: 2 } as const;
+
+export interface ChainContext {
+  /** Latest block's timestamp: the chain time deadlines are compared with. */
+  now: number;
+  head: bigint;
+  /** Transactions of ours mined (nonce of the next one to be mined). */
+  latestNonce: number;
+  /** Mined + queued in the node's pool. */
+  pendingNonce: number;
+}
+
+/** `fillRelay` arguments: repaid on this (the destination) chain, to our own address. */
+export function fillArgs(deposit: PendingDeposit, relayer: Address) {
+  return [deposit.relayData, BigInt(deposit.destinationChainId), addressToBytes32(relayer)] as const;
+}
+
+interface FilledRelayArgs {
+  depositor: Hex;
+  recipient: Hex;
+  exclusiveRelayer: Hex;
+  inputToken: Hex;
+  outputToken: Hex;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  originChainId: bigint;
+  depositId: bigint;
+  fillDeadline: number;
+  exclusivityDeadline: number;
+  messageHash: Hex;
+  relayer: Hex;
+}
+
+export type ChainReader = ReturnType<typeof createChainReader>;
+
+export function createChainReader(chain: SpokeChain, client: PublicClient, relayer: Address) {
+  let legacyFees = false;
+  return {
+    client,
+    async context(): Promise<ChainContext> {
+      const [block, latestNonce, pendingNonce] = await Promise.all([
+        client.getBlock({ blockTag: "latest" }),
+        client.getTransactionCount({ address: relayer, blockTag: "latest" }),
+        client.getTransactionCount({ address: relayer, blockTag: "pending" }),
+      ]);
+      return { now: Number(block.timestamp), head: block.number, latestNonce, pendingNonce };
+    },
+
+    /** Current market fees (EIP-1559, or the gas price on chains without a base fee). */
+    async marketFees(): Promise<Fees> {
+      if (!legacyFees) {
+        try {
+          const f = await client.estimateFeesPerGas();
+          return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas };
+        } catch (error) {
+          if (!/eip-?1559|base ?fee/i.test(String(error))) throw error;
+          legacyFees = true;
+        }
+      }
+      const gasPrice = await client.getGasPrice();
+      return { maxFeePerGas: gasPrice, maxPriorityFeePerGas: gasPrice };
+    },
+    get legacyFees() {
+      return legacyFees;
+    },
+
+    async fillStatus(relayHash: Hex): Promise<number> {
+      const status = await client.readContract({
+        address: chain.spokePool,
+        abi: spokePoolAbi,
+        functionName: "fillStatuses",
+        args: [relayHash],
+      });
+      return Number(status);
+    },
+
+    tokenBalance: (token: Address) =>
+      client.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [relayer] }),
+    allowance: (token: Address) =>
+      client.readContract({
+        address: token,
+        abi: erc20Abi,
+        functionName: "allowance",
+        args: [relayer, chain.spokePool],
+      }),
+    nativeBalance: () => client.getBalance({ address: relayer }),
+
+    /** Gas of our fill, simulated on the latest state: throws what the fill would revert with. */
+    estimateFillGas: (deposit: PendingDeposit) =>
+      client.estimateContractGas({
+        address: chain.spokePool,
+        abi: spokePoolAbi,
+        functionName: "fillRelay",
+        args: fillArgs(deposit, relayer),
+        account: relayer,
+      }),
+
+    async receipt(hash: Hex): Promise<TransactionReceipt | undefined> {
+      try {
+        return await client.getTransactionReceipt({ hash });
+      } catch (error) {
+        if (error instanceof TransactionReceiptNotFoundError) return undefined;
+        throw error;
+      }
+    },
+
+    /** Our transactions mined so far (the nonce of the next one to be mined), read now. */
+    latestNonce: () => client.getTransactionCount({ address: relayer, blockTag: "latest" }),
+
+    /** "mined", or the fees of the transaction if the node holds it unmined, or undefined if it does not know it. */
+    async transactionState(hash: Hex): Promise<"mined" | { fees: Fees } | undefined> {
+      try {
+        const tx = await client.getTransaction({ hash });
+        if (tx.blockNumber !== null) return "mined";
+        const maxFeePerGas = tx.maxFeePerGas ?? tx.gasPrice ?? 0n;
+        return { fees: { maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas ?? maxFeePerGas } };
+      } catch (error) {
+        if (error instanceof TransactionNotFoundError) return undefined;
+        throw error;
+      }
+    },
+
+    /** The FilledRelay of this deposit on this chain since `fromBlock` (any relayer), if any. */
+    async findFillLog(deposit: PendingDeposit, fromBlock: bigint): Promise<{ txHash: Hex; relayer: Hex } | undefined> {
+      const logs = await client.getContractEvents({
+        address: chain.spokePool,
+        abi: spokePoolAbi,
+        eventName: "FilledRelay",
+        args: { originChainId: BigInt(deposit.originChainId), depositId: deposit.depositId },
+        fromBlock,
+        toBlock: "latest",
+      });
+      for (const log of logs) {
+        const a = (log as unknown as { args: FilledRelayArgs }).args;
+        const hash = internalRelayHash(
+          {
+            depositor: a.depositor,
+            recipient: a.recipient,
+            exclusiveRelayer: a.exclusiveRelayer,
+            inputToken: a.inputToken,
+            outputToken: a.outputToken,
+            inputAmount: a.inputAmount,
+            outputAmount: a.outputAmount,
+            originChainId: a.originChainId,
+            depositId: a.depositId,
+            fillDeadline: Number(a.fillDeadline),
+            exclusivityDeadline: Number(a.exclusivityDeadline),
+          },
+          a.messageHash,
+          BigInt(chain.chainId),
+        );
+        if (hash === deposit.internalRelayHash.toLowerCase() && log.transactionHash) {
+          return { txHash: log.transactionHash, relayer: a.relayer };
+        }
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Whether a bytes32 relayer is this address. */
+export const isRelayer = (bytes32: Hex, address: Address) => bytes32.toLowerCase() === addressToBytes32(address);

@@ -1,0 +1,253 @@
+/**
+ * One destination chain's loop. Each poll: reconcile the intents in flight (see reconcile.ts), sync the
+ * nonce, then walk the pending deposits oldest first and fill those that pass every check. One worker per
+ * chain, strictly sequential: there is never more than one send in progress per key and chain.
+ */
+import type { Address, Hex } from "viem";
+import { bytes32ToAddress } from "../domain/relayHash.ts";
+import { FillStatus } from "./chainReader.ts";
+import { type Check, checkEligibility, checkFunds, checkProfitability, findToken } from "./decision.ts";
+import type { Fees } from "./fees.ts";
+import { shortError } from "./fillSender.ts";
+import type { Intent } from "./intentsStore.ts";
+import { createReconciler } from "./reconcile.ts";
+import type { PendingDeposit, SkipReason } from "./types.ts";
+import { gasLimit, sendFill, type WorkerEnv } from "./workerEnv.ts";
+
+interface PollState {
+  now: number;
+  /** Output amounts of our unmined fills, by token. */
+  reserved: Map<Address, bigint>;
+  balances: Map<Address, bigint>;
+  native?: bigint;
+  nativeReserved: bigint;
+  fees?: Fees;
+}
+
+type Outcome = "sent" | "skipped" | "halt";
+
+export interface DestinationWorker {
+  wake(): void;
+  stop(): Promise<void>;
+}
+
+export function startDestinationWorker(env: WorkerEnv, pollMs: number): DestinationWorker {
+  const { store, reader, chainStatus, status } = env;
+  const chainId = env.chain.chainId;
+  const reconciler = createReconciler(env);
+  const lastSkip = new Map<Hex, SkipReason>();
+  const knownFilled = new Set<Hex>();
+  const approvals = new Map<Address, Hex>();
+  let stopping = false;
+  let wakeUp: (() => void) | undefined;
+  let wakeRequested = false;
+
+  function skip(d: PendingDeposit, c: Extract<Check, { ok: false }>): Outcome {
+    if (lastSkip.get(d.internalRelayHash) !== c.reason) {
+      lastSkip.set(d.internalRelayHash, c.reason);
+      status.skips[c.reason] = (status.skips[c.reason] ?? 0) + 1;
+      env.log.info(
+        { relayHash: d.internalRelayHash, originChainId: d.originChainId, depositId: `${d.depositId}`, ...c },
+        "deposit skipped for now",
+      );
+    }
+    return "skipped";
+  }
+
+  async function tokenBalance(s: PollState, token: Address): Promise<bigint> {
+    let b = s.balances.get(token);
+    if (b === undefined) {
+      b = await reader.tokenBalance(token);
+      s.balances.set(token, b);
+    }
+    return b;
+  }
+
+  /** Makes sure the SpokePool may pull `needed` of `token`; "halt" ends the poll while an approval is pending. */
+  async function ensureAllowance(s: PollState, token: Address, needed: bigint): Promise<"ok" | "halt"> {
+    const previous = approvals.get(token);
+    if (previous) {
+      const state = await reader.transactionState(previous);
+      if (state && state !== "mined") return "halt";
+      approvals.delete(token);
+    }
+    if ((await reader.allowance(token)) >= needed) return "ok";
+    s.fees ??= await reader.marketFees();
+    const nonce = env.nonces.reserve();
+    const tx = await env.sender.signApprove(token, nonce, s.fees, reader.legacyFees);
+    try {
+      await env.sender.broadcast(tx);
+    } catch (error) {
+      env.nonces.release(nonce);
+      env.log.warn({ token, err: shortError(error) }, "approval not accepted");
+      return "halt";
+    }
+    env.nonces.holdOther(nonce);
+    approvals.set(token, tx.hash);
+    env.log.info({ token, nonce, txHash: tx.hash }, "approving the SpokePool for an output token");
+    try {
+      const receipt = await reader.client.waitForTransactionReceipt({
+        hash: tx.hash,
+        timeout: env.tuning.approvalTimeoutMs,
+        pollingInterval: Math.min(pollMs, 1000),
+      });
+      approvals.delete(token);
+      return receipt.status === "success" ? "ok" : "halt";
+    } catch {
+      return "halt";
+    }
+  }
+
+  async function tryFill(d: PendingDeposit, s: PollState): Promise<Outcome> {
+    if (knownFilled.has(d.internalRelayHash)) return "skipped";
+    const eligible = checkEligibility({ ...env, deposit: d, now: s.now, relayer: env.address });
+    if (!eligible.ok) return skip(d, eligible);
+    const rd = d.relayData;
+    const tokenIn = findToken(env.chains, d.originChainId, bytes32ToAddress(rd.inputToken))!;
+    const tokenOut = findToken(env.chains, d.destinationChainId, bytes32ToAddress(rd.outputToken))!;
+    let fillCost = 0n;
+    try {
+      fillCost = (await env.estimateFillCost?.(d)) ?? 0n;
+    } catch (error) {
+      return skip(d, { ok: false, reason: "unprofitable", detail: `fill cost unknown: ${shortError(error)}` });
+    }
+    const profit = checkProfitability({
+      inputAmount: rd.inputAmount,
+      inputDecimals: tokenIn.decimals,
+      outputAmount: rd.outputAmount,
+      outputDecimals: tokenOut.decimals,
+      fillCost,
+      marginBps: env.marginBps,
+    });
+    if (!profit.ok) return skip(d, profit);
+    if ((await reader.fillStatus(d.relayHash)) === FillStatus.Filled) {
+      knownFilled.add(d.internalRelayHash);
+      return skip(d, { ok: false, reason: "filled-elsewhere", detail: "fillStatuses says Filled" });
+    }
+    const token = tokenOut.address;
+    const balance = await tokenBalance(s, token);
+    const reserved = s.reserved.get(token) ?? 0n;
+    const funds = { outputAmount: rd.outputAmount, tokenBalance: balance, tokenReserved: reserved };
+    const tokenFunds = checkFunds({ ...funds, nativeBalance: 0n, nativeNeeded: 0n });
+    if (!tokenFunds.ok) return skip(d, tokenFunds);
+    if ((await ensureAllowance(s, token, reserved + rd.outputAmount)) === "halt") return "halt";
+    let gas: bigint;
+    try {
+      gas = gasLimit(env, await reader.estimateFillGas(d));
+    } catch (error) {
+      return skip(d, { ok: false, reason: "simulation-failed", detail: shortError(error) });
+    }
+    s.fees ??= await reader.marketFees();
+    s.native ??= await reader.nativeBalance();
+    const nativeNeeded = gas * s.fees.maxFeePerGas;
+    const allFunds = checkFunds({ ...funds, nativeBalance: s.native - s.nativeReserved, nativeNeeded });
+    if (!allFunds.ok) return skip(d, allFunds);
+
+    // Decided: nonce, signed transaction, intent row ('sending'), broadcast, 'sent'.
+    const nonce = env.nonces.reserve();
+    const result = await sendFill(env, d, nonce, gas, s.fees, (hash) => store.beginIntent(d, nonce, hash));
+    if (result === "not-recorded") {
+      env.nonces.release(nonce);
+      return "skipped";
+    }
+    if (result === "broadcast-failed") return "halt";
+    s.reserved.set(token, reserved + rd.outputAmount);
+    s.nativeReserved += nativeNeeded;
+    lastSkip.delete(d.internalRelayHash);
+    return "sent";
+  }
+
+  function reservedByToken(active: Intent[]): Map<Address, bigint> {
+    const reserved = new Map<Address, bigint>();
+    for (const i of active) {
+      if (!i.deposit) continue;
+      const token = findToken(env.chains, chainId, bytes32ToAddress(i.deposit.relayData.outputToken))?.address;
+      if (token) reserved.set(token, (reserved.get(token) ?? 0n) + i.deposit.relayData.outputAmount);
+    }
+    return reserved;
+  }
+
+  async function poll(): Promise<void> {
+    const ctx = await reader.context();
+    let active = await store.activeIntents(chainId);
+    for (const intent of active) {
+      if (stopping) return;
+      await reconciler.reconcile(intent, ctx, active);
+    }
+    if (active.length) active = await store.activeIntents(chainId);
+    env.nonces.sync({ pending: ctx.pendingNonce, latest: ctx.latestNonce }, active.map((i) => i.nonce));
+    chainStatus.nextNonce = env.nonces.next;
+    chainStatus.inFlight = active.length;
+    const deposits = await store.pendingDeposits({
+      destinationChainId: chainId,
+      now: ctx.now,
+      limit: env.tuning.batchSize,
+      maxAttempts: env.tuning.maxAttempts,
+      retryAfterSec: env.tuning.retryAfterSec,
+    });
+    const seen = new Set(deposits.map((d) => d.internalRelayHash));
+    for (const h of lastSkip.keys()) if (!seen.has(h)) lastSkip.delete(h);
+    for (const h of knownFilled) if (!seen.has(h)) knownFilled.delete(h);
+    const s: PollState = { now: ctx.now, reserved: reservedByToken(active), balances: new Map(), nativeReserved: 0n };
+    let sent = 0;
+    for (const d of deposits) {
+      if (stopping) break;
+      const outcome = await tryFill(d, s);
+      if (outcome === "sent") sent++;
+      if (outcome === "halt") break;
+    }
+    chainStatus.nextNonce = env.nonces.next;
+    chainStatus.inFlight = active.length + sent;
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (wakeRequested || stopping) {
+        wakeRequested = false;
+        resolve();
+        return;
+      }
+      const timer = setTimeout(() => {
+        wakeUp = undefined;
+        resolve();
+      }, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+
+  const done = (async () => {
+    let lastError: string | null = null;
+    while (!stopping) {
+      try {
+        await poll();
+        chainStatus.state = "running";
+        chainStatus.lastError = lastError = null;
+      } catch (error) {
+        const message = shortError(error);
+        chainStatus.state = "error";
+        chainStatus.lastError = message;
+        if (message !== lastError) env.log.warn({ err: message }, "relayer poll failed; retrying");
+        lastError = message;
+      }
+      chainStatus.lastPollAt = Date.now();
+      if (!stopping) await sleep(pollMs);
+    }
+    chainStatus.state = "stopped";
+  })();
+
+  return {
+    wake() {
+      if (wakeUp) wakeUp();
+      else wakeRequested = true;
+    },
+    async stop() {
+      stopping = true;
+      wakeUp?.();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,217 @@
+/**
+ * The relayer's durable state in `crosschain.relayer_fills` (one row per deposit it decided to fill, keyed
+ * by the indexer's relay hash, like `crosschain.deposits` and `crosschain.fills`), and its reads of pending
+ * deposits. States: 'sending' (nonce chosen and the signed transaction's hash recorded, broadcast maybe
+ * not done), 'sent' (broadcast), 'confirmed', 'failed' (reverted, or abandoned before a broadcast: retried
+ * while `attempts` < max), 'skipped' (filled by another relayer before ours went out: final).
+ */
+import type { Database } from "@platform/kernel";
+import type { Hex } from "viem";
+import { relayHash } from "../domain/relayHash.ts";
+import type { PendingDeposit } from "./types.ts";
+
+export type IntentState = "sending" | "sent" | "confirmed" | "failed" | "skipped";
+
+export interface Intent {
+  internalRelayHash: Hex;
+  destinationChainId: number;
+  originChainId: number;
+  depositId: bigint;
+  state: IntentState;
+  nonce: number;
+  txHash: Hex | null;
+  attempts: number;
+  lastError: string | null;
+  /** Seconds since the row last changed (database clock). */
+  ageSec: number;
+  /** The deposit, unless the indexer dropped it since (an origin-chain reorg). */
+  deposit: PendingDeposit | undefined;
+}
+
+interface DepositRow {
+  origin_chain_id: string;
+  deposit_id: string;
+  destination_chain_id: string;
+  relay_hash: Buffer;
+  depositor: Buffer;
+  recipient: Buffer;
+  exclusive_relayer: Buffer;
+  input_token: Buffer;
+  output_token: Buffer;
+  input_amount: string;
+  output_amount: string;
+  quote_timestamp: string;
+  fill_deadline: string;
+  exclusivity_deadline: string;
+  message: Buffer;
+  block_timestamp: string;
+}
+
+const hex = (b: Buffer): Hex => `0x${b.toString("hex")}`;
+const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
+
+export function toPendingDeposit(r: DepositRow): PendingDeposit {
+  const relayData = {
+    depositor: hex(r.depositor),
+    recipient: hex(r.recipient),
+    exclusiveRelayer: hex(r.exclusive_relayer),
+    inputToken: hex(r.input_token),
+    outputToken: hex(r.output_token),
+    inputAmount: BigInt(r.input_amount),
+    outputAmount: BigInt(r.output_amount),
+    originChainId: BigInt(r.origin_chain_id),
+    depositId: BigInt(r.deposit_id),
+    fillDeadline: Number(r.fill_deadline),
+    exclusivityDeadline: Number(r.exclusivity_deadline),
+    message: hex(r.message),
+  };
+  return {
+    originChainId: Number(r.origin_chain_id),
+    destinationChainId: Number(r.destination_chain_id),
+    depositId: relayData.depositId,
+    internalRelayHash: hex(r.relay_hash),
+    relayHash: relayHash(relayData, BigInt(r.destination_chain_id)),
+    relayData,
+    quoteTimestamp: Number(r.quote_timestamp),
+    blockTimestamp: Number(r.block_timestamp),
+  };
+}
+
+const DEPOSIT_COLUMNS = `d.origin_chain_id, d.deposit_id, d.destination_chain_id, d.relay_hash, d.depositor, d.recipient,
+  d.exclusive_relayer, d.input_token, d.output_token, d.input_amount, d.output_amount, d.quote_timestamp, d.fill_deadline,
+  d.exclusivity_deadline, d.message, d.block_timestamp`;
+
+export interface PendingQuery {
+  destinationChainId: number;
+  /** Destination chain time: deposits whose fill deadline passed are left out. */
+  now: number;
+  limit: number;
+  /** A 'failed' intent is tried again while its attempts are below this… */
+  maxAttempts: number;
+  /** …and once it has rested this long. */
+  retryAfterSec: number;
+}
+
+export type IntentsStore = ReturnType<typeof createIntentsStore>;
+
+export function createIntentsStore(db: Database) {
+  async function setState(
+    internalRelayHash: Hex,
+    state: IntentState,
+    from: IntentState[],
+    fields: { txHash?: Hex | null; error?: string | null } = {},
+  ): Promise<boolean> {
+    const rows = await db.query(
+      `UPDATE crosschain.relayer_fills
+          SET state = $2, tx_hash = coalesce($3, tx_hash), last_error = $4, updated_at = now()
+        WHERE relay_hash = $1 AND state = ANY($5::text[]) RETURNING 1`,
+      [buf(internalRelayHash), state, fields.txHash ? buf(fields.txHash) : null, fields.error ?? null, from],
+    );
+    return rows.length > 0;
+  }
+
+  return {
+    /**
+     * Unfilled, unexpired deposits to this chain that we hold no live intent for (oldest first): no row in
+     * `crosschain.fills`, and no `relayer_fills` row unless it is a 'failed' one due for another attempt.
+     */
+    async pendingDeposits(q: PendingQuery): Promise<PendingDeposit[]> {
+      const rows = await db.query<DepositRow>(
+        `SELECT ${DEPOSIT_COLUMNS} FROM crosschain.deposits d
+          WHERE d.destination_chain_id = $1 AND d.fill_deadline >= $2
+            AND NOT EXISTS (SELECT 1 FROM crosschain.fills f WHERE f.relay_hash = d.relay_hash)
+            AND NOT EXISTS (SELECT 1 FROM crosschain.relayer_fills r WHERE r.relay_hash = d.relay_hash
+                  AND NOT (r.state = 'failed' AND r.attempts < $3 AND r.updated_at <= now() - make_interval(secs => $4)))
+          ORDER BY d.block_timestamp, d.origin_chain_id, d.deposit_id
+          LIMIT $5`,
+        [q.destinationChainId, q.now, q.maxAttempts, q.retryAfterSec, q.limit],
+      );
+      return rows.map(toPendingDeposit);
+    },
+
+    /** Intents of this chain in 'sending' or 'sent', by nonce, with their deposits. */
+    async activeIntents(destinationChainId: number): Promise<Intent[]> {
+      const rows = await db.query<
+        DepositRow & {
+          r_relay_hash: Buffer;
+          r_origin_chain_id: string;
+          r_deposit_id: string;
+          state: IntentState;
+          nonce: string;
+          r_tx_hash: Buffer | null;
+          attempts: number;
+          last_error: string | null;
+          age_sec: string;
+          has_deposit: boolean;
+        }
+      >(
+        `SELECT ${DEPOSIT_COLUMNS}, r.relay_hash AS r_relay_hash, r.origin_chain_id AS r_origin_chain_id,
+                r.deposit_id AS r_deposit_id, r.state, r.nonce, r.tx_hash AS r_tx_hash, r.attempts, r.last_error,
+                extract(epoch FROM now() - r.updated_at)::text AS age_sec, (d.relay_hash IS NOT NULL) AS has_deposit
+           FROM crosschain.relayer_fills r
+           LEFT JOIN crosschain.deposits d ON d.relay_hash = r.relay_hash
+          WHERE r.state IN ('sending', 'sent') AND r.destination_chain_id = $1
+          ORDER BY r.nonce`,
+        [destinationChainId],
+      );
+      return rows.map((r) => ({
+        internalRelayHash: hex(r.r_relay_hash),
+        destinationChainId,
+        originChainId: Number(r.r_origin_chain_id),
+        depositId: BigInt(r.r_deposit_id),
+        state: r.state,
+        nonce: Number(r.nonce),
+        txHash: r.r_tx_hash ? hex(r.r_tx_hash) : null,
+        attempts: r.attempts,
+        lastError: r.last_error,
+        ageSec: Number(r.age_sec),
+        deposit: r.has_deposit ? toPendingDeposit(r) : undefined,
+      }));
+    },
+
+    /**
+     * Records the decision to fill, BEFORE the broadcast: state 'sending', the nonce and the hash of the signed
+     * transaction. Takes over a 'failed' row (one more attempt); false when another live row exists.
+     */
+    async beginIntent(deposit: PendingDeposit, nonce: number, txHash: Hex): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const rows = await tx.query(
+          `INSERT INTO crosschain.relayer_fills
+             (relay_hash, destination_chain_id, origin_chain_id, deposit_id, state, nonce, tx_hash, attempts)
+           VALUES ($1, $2, $3, $4, 'sending', $5, $6, 1)
+           ON CONFLICT (relay_hash) DO UPDATE
+             SET state = 'sending', nonce = EXCLUDED.nonce, tx_hash = EXCLUDED.tx_hash,
+                 attempts = crosschain.relayer_fills.attempts + 1, last_error = NULL, updated_at = now()
+             WHERE crosschain.relayer_fills.state = 'failed'
+           RETURNING 1`,
+          [
+            buf(deposit.internalRelayHash),
+            deposit.destinationChainId,
+            deposit.originChainId,
+            deposit.depositId.toString(),
+            nonce,
+            buf(txHash),
+          ],
+        );
+        return rows.length > 0;
+      });
+    },
+
+    /** A new transaction for a live intent (re-send or replacement), recorded before its broadcast. */
+    setTxHash: (h: Hex, txHash: Hex, state: "sending" | "sent") =>
+      setState(h, state, ["sending", "sent"], { txHash }),
+    markSent: (h: Hex, txHash: Hex) => setState(h, "sent", ["sending", "sent"], { txHash }),
+    markConfirmed: (h: Hex, txHash: Hex) => setState(h, "confirmed", ["sending", "sent"], { txHash }),
+    markFailed: (h: Hex, error: string, txHash?: Hex) => setState(h, "failed", ["sending", "sent"], { error, txHash }),
+    markSkipped: (h: Hex, error: string) => setState(h, "skipped", ["sending", "sent"], { error }),
+
+    /** The fill the indexer recorded for this relay, if any. */
+    async recordedFill(internalRelayHash: Hex): Promise<{ txHash: Hex; relayer: Hex } | undefined> {
+      const [row] = await db.query<{ tx_hash: Buffer; relayer: Buffer }>(
+        "SELECT tx_hash, relayer FROM crosschain.fills WHERE relay_hash = $1",
+        [buf(internalRelayHash)],
+      );
+      return row ? { txHash: hex(row.tx_hash), relayer: hex(row.relayer) } : undefined;
+    },
+  };
+}

@@ -1,0 +1,236 @@
+/**
+ * Kill test: the relayer runs in a child process and is SIGKILLed at each crash-relevant point of a fill
+ * (intent written but not broadcast; broadcast but not recorded; recorded 'sent' but not confirmed), then
+ * restarted on the same database. At the end every deposit is filled exactly once on chain
+ * (fillStatuses == Filled, one FilledRelay), the recipient got exactly the output amounts, every intent is
+ * 'confirmed' after one attempt, and the relayer's key sent nothing beyond the fills (and one approval).
+ *
+ * The database must outlive the killed process: PGlite in a temporary folder, as the platform runs by
+ * default (or a PostgreSQL database when TEST_DATABASE_URL is set). A fresh PGlite folder takes seconds
+ * to initialise, so a migrated one is made once per machine (cached in the OS temp dir, keyed by the
+ * migrations) and copied.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { manifestToken } from "@platform/chains";
+import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
+import {
+  createDatabase,
+  createLogger,
+  createTestDatabase,
+  type Database,
+  kernelMigrations,
+  migrate,
+  type TestDatabase,
+} from "@platform/kernel";
+import { erc20Abi, parseUnits } from "viem";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { addressToBytes32 } from "../domain/relayHash.ts";
+import { crosschainService } from "../index.ts";
+import { startRelayer } from "./index.ts";
+import type { ChildConfig } from "./killChild.ts";
+import {
+  depositAndIndex,
+  filledRelayLogs,
+  fillStatusOf,
+  fixtureChains,
+  intentOf,
+  type MadeDeposit,
+  tokenBalance,
+  waitFor,
+} from "./testSupport.ts";
+import type { FillStep } from "./types.ts";
+
+const A = 8453;
+const B = 10;
+const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
+const CHILD = fileURLToPath(new URL("./killChild.ts", import.meta.url));
+
+const migrations = () => [...kernelMigrations(), ...crosschainService.migrations];
+
+let f: DevnetFixture;
+let pg: TestDatabase | undefined;
+let dataDir: string;
+
+/** A migrated PGlite folder of our own, copied from the per-machine template. */
+async function preparedDataDir(): Promise<string> {
+  const key = createHash("sha256")
+    .update(readFileSync(join(ROOT, "packages/kernel/package.json")))
+    .update(JSON.stringify(migrations().map((m) => [m.service, m.id, m.sql])))
+    .digest("hex")
+    .slice(0, 16);
+  const template = join(tmpdir(), `relayer-kill-pglite-${key}`);
+  if (!existsSync(join(template, "READY"))) {
+    const staging = mkdtempSync(join(tmpdir(), "relayer-kill-pglite-staging-"));
+    const db = await createDatabase({ dataDir: staging });
+    await migrate(db, migrations());
+    await db.close();
+    writeFileSync(join(staging, "READY"), "");
+    try {
+      renameSync(staging, template);
+    } catch {
+      rmSync(staging, { recursive: true, force: true }); // another run made it first
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), "relayer-kill-"));
+  cpSync(template, dir, { recursive: true });
+  return dir;
+}
+
+beforeAll(async () => {
+  [f, pg, dataDir] = await Promise.all([
+    startDevnetFixture({ chainIds: [A, B] }),
+    process.env.TEST_DATABASE_URL ? createTestDatabase() : Promise.resolve(undefined),
+    process.env.TEST_DATABASE_URL ? mkdtempSync(join(tmpdir(), "relayer-kill-")) : preparedDataDir(),
+  ]);
+});
+
+afterAll(async () => {
+  await pg?.drop();
+  await f?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A connection to the shared database (closed before a child runs when it is PGlite: one process at a time). */
+const open = (): Promise<Database> =>
+  pg ? Promise.resolve(pg.db) : createDatabase({ dataDir });
+const close = async (db: Database) => {
+  if (!pg) await db.close();
+};
+
+/** Runs the relayer in a child until it reaches `crashAt`, then SIGKILLs it; returns the step's line. */
+function runUntilCrash(crashAt: FillStep): Promise<string> {
+  const config: ChildConfig = {
+    url: pg?.url,
+    dataDir,
+    chains: fixtureChains(f),
+    privateKey: f.accounts.relayer.privateKey,
+    destinationChainIds: [B],
+    crashAt,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+      cwd: ROOT,
+      env: { ...process.env, RELAYER_CHILD_CONFIG: JSON.stringify(config) },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    let crashLine: string | undefined;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`child never reached ${crashAt}:\n${out}\n${err}`));
+    }, 25_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const line = out.split("\n").find((l) => l.startsWith("CRASH "));
+      if (line && !crashLine) {
+        crashLine = line;
+        child.kill("SIGKILL");
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    child.on("exit", (_code, signal) => {
+      clearTimeout(timer);
+      if (crashLine && signal === "SIGKILL") resolve(crashLine);
+      else reject(new Error(`child exited (${signal ?? _code}) before ${crashAt}:\n${out}\n${err}`));
+    });
+  });
+}
+
+it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once after restarts", async () => {
+  const recipient = f.accounts.users[1]!.address;
+  const me = f.accounts.relayer.address;
+  const client = f.publicClient(B);
+  const nonceBefore = await client.getTransactionCount({ address: me });
+  const allowanceBefore = await client.readContract({
+    address: manifestToken(f.chain(B), "USDC").address,
+    abi: erc20Abi,
+    functionName: "allowance",
+    args: [me, f.chain(B).contracts.spokePool],
+  });
+  const balanceBefore = await tokenBalance(f, B, "USDC", recipient);
+
+  let db = await open();
+  await migrate(db, migrations());
+  const deposits: MadeDeposit[] = [];
+  for (const amount of ["10", "20", "30"]) {
+    deposits.push(
+      await depositAndIndex(f, db, {
+        origin: A,
+        destination: B,
+        inputAmount: parseUnits(amount, 6),
+        outputAmount: parseUnits(amount, 6) - 1000n,
+        recipient,
+      }),
+    );
+  }
+  const [d1, d2] = deposits as [MadeDeposit, MadeDeposit, MadeDeposit];
+  await close(db);
+
+  // (Each restart reads the database the killed process left; it is opened here only at the end, as
+  // every open of a PGlite folder costs a second.)
+  // 1. Killed after d1's intent was written ('sending', nonce and signed hash), before the broadcast.
+  const crash1 = await runUntilCrash("intent-written");
+  expect(crash1).toMatch(/^CRASH intent-written \d+ 0x[0-9a-f]{64}$/);
+  expect(await fillStatusOf(f, B, d1.relayHash)).toBe(0);
+  const firstHash = crash1.split(" ")[3] as `0x${string}`;
+  expect(await client.getTransaction({ hash: firstHash }).catch(() => undefined)).toBeUndefined();
+
+  // 2. Killed right after the broadcast (automine: mined), before 'sent' was recorded: the restart found
+  // d1 'sending' with a hash the node never saw and re-sent it with the same nonce.
+  const crash2 = await runUntilCrash("broadcast");
+  expect(crash2.split(" ")[2]).toBe(crash1.split(" ")[2]);
+  expect(await fillStatusOf(f, B, d1.relayHash)).toBe(2);
+  expect(await fillStatusOf(f, B, d2.relayHash)).toBe(0);
+
+  // 3. Killed after 'sent' was recorded: the restart confirmed d1 by its receipt, then sent d2.
+  const crash3 = await runUntilCrash("sent-recorded");
+  expect(Number(crash3.split(" ")[2])).toBe(Number(crash1.split(" ")[2]) + 1);
+  expect(await fillStatusOf(f, B, d2.relayHash)).toBe(2);
+  db = await open();
+  expect((await intentOf(db, d1))?.state).toBe("confirmed");
+  expect((await intentOf(db, d2))?.state).toBe("sent");
+  // The DB is now used in-process: the last restart runs to completion here.
+  const relayer = startRelayer({
+    db,
+    chains: fixtureChains(f),
+    privateKey: f.accounts.relayer.privateKey,
+    logger: createLogger({ level: process.env.RELAYER_TEST_LOG ?? "silent" }),
+    pollMs: 50,
+    marginBps: 0,
+    isRouteEnabled: () => true,
+    destinationChainIds: [B],
+  });
+  try {
+    await waitFor("every intent confirmed", async () => {
+      for (const d of deposits) if ((await intentOf(db, d))?.state !== "confirmed") return false;
+      return true;
+    });
+  } finally {
+    await relayer.stop();
+  }
+
+  let total = 0n;
+  for (const d of deposits) {
+    expect(await fillStatusOf(f, B, d.relayHash)).toBe(2);
+    const logs = await filledRelayLogs(f, d);
+    expect(logs).toHaveLength(1);
+    expect(logs[0]?.args.relayer).toBe(addressToBytes32(me));
+    const intent = await intentOf(db, d);
+    expect(intent).toMatchObject({ state: "confirmed", attempts: 1, last_error: null });
+    expect(`0x${intent?.tx_hash?.toString("hex")}`).toBe(logs[0]?.transactionHash);
+    total += d.relayData.outputAmount;
+  }
+  expect(await tokenBalance(f, B, "USDC", recipient)).toBe(balanceBefore + total);
+  // Exactly three fills (and the one approval) came from the relayer's key: nothing was sent twice.
+  const approvals = allowanceBefore === 0n ? 1 : 0;
+  expect((await client.getTransactionCount({ address: me })) - nonceBefore).toBe(3 + approvals);
+  await close(db);
+});

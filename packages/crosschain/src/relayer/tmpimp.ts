@@ -1,0 +1,10 @@
+const t0 = Date.now();
+await import("@platform/kernel");
+console.log("kernel", Date.now() - t0);
+await import("@platform/chains");
+console.log("chains", Date.now() - t0);
+await import("./index.ts");
+console.log("relayer", Date.now() - t0);
+const { createDatabase } = await import("@platform/kernel");
+const db = await createDatabase({ dataDir: "/tmp/pgl/d" });
+console.log("db", Date.now() - t0);
