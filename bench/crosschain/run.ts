@@ -14,8 +14,8 @@ import { depositLatencies } from "./visibility.ts";
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const results: Record<string, unknown> = {};
-// BENCH_PARTS=latency or =status runs one part.
-const parts = (process.env.BENCH_PARTS ?? "latency,status").split(",");
+// BENCH_PARTS=latency, status and/or fees selects parts.
+const parts = (process.env.BENCH_PARTS ?? "latency,status,fees").split(",");
 
 if (parts.includes("latency")) {
   const latency = await depositLatencies(Number(process.env.BENCH_SAMPLES ?? 30), true);
@@ -48,6 +48,25 @@ if (parts.includes("status") && (await preparePostgres("bench_crosschain"))) {
   };
   process.stdout.write(
     `/deposit/status with 1M deposits: ${svc.rps} req/s (p50 ${svc.p50} ms, p99 ${svc.p99} ms) vs baseline ${base.rps} req/s = ${(ratio * 100).toFixed(1)} %\n`,
+  );
+}
+if (parts.includes("fees")) {
+  const server = await startServerScript(here("./feesServer.ts"));
+  const url = `${server.info.url}${server.info.path}`;
+  const headers = { authorization: `Bearer ${server.info.key}` };
+  await runLoad(url, { durationSec: 2, headers });
+  const one = await runLoad(url, { durationSec, headers, connections: 1 });
+  const many = await runLoad(url, { durationSec, headers, connections: 16 });
+  await server.stop();
+  results.suggestedFees = {
+    p50Ms: one.p50,
+    p99Ms: one.p99,
+    rpsOneConnection: one.rps,
+    rps16Connections: many.rps,
+    p99Ms16: many.p99,
+  };
+  process.stdout.write(
+    `/suggested-fees warm: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
   );
 }
 process.stdout.write(`written ${writeResults("crosschain", results)}\n`);

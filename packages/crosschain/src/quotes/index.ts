@@ -39,7 +39,7 @@ export {
   type QuoteOptions,
   type QuoteServices,
   type QuoteSettings,
-  quoteOptionsFromEnv,
+  quoteOptionsFromConfig,
   quoteServicesFor,
   startQuoteJobs,
 } from "./quoteServices.ts";

@@ -5,7 +5,7 @@
  * One instance per `PlatformContext`, kept in a module-level WeakMap: `createServer` (routes) and `startJobs`
  * (refresh loop) both call `quoteServicesFor(context)` and get the same cache; the instance goes away with the
  * context. The first call builds it, so its options apply once; by default they come from
- * `quoteOptionsFromEnv()` (`CROSSCHAIN_ROUTES_FILE`) until the kernel configuration carries them.
+ * `quoteOptionsFromConfig()` (`CROSSCHAIN_ROUTES_FILE`).
  */
 import type { BackgroundJob, PlatformContext } from "@platform/kernel";
 import type { Address } from "viem";
@@ -58,11 +58,9 @@ export interface QuoteServices {
   relayerAddress: Address | undefined;
 }
 
-/** Options read from the environment until the kernel configuration has them. */
-export function quoteOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): QuoteOptions {
-  const options: QuoteOptions = {};
-  if (env.CROSSCHAIN_ROUTES_FILE?.trim()) options.routesFile = env.CROSSCHAIN_ROUTES_FILE.trim();
-  return options;
+/** Options from the platform configuration (CROSSCHAIN_ROUTES_FILE). */
+export function quoteOptionsFromConfig(config: PlatformContext["config"]): QuoteOptions {
+  return config.crosschainRoutesFile ? { routesFile: config.crosschainRoutesFile } : {};
 }
 
 function relayerFromKey(key: string | undefined): Address | undefined {
@@ -117,7 +115,7 @@ const servicesByContext = new WeakMap<PlatformContext, QuoteServices>();
 /** The quote services of `context`, created on first use (with `options`) and shared afterwards. */
 export function quoteServicesFor(
   context: PlatformContext,
-  options: QuoteOptions = quoteOptionsFromEnv(),
+  options: QuoteOptions = quoteOptionsFromConfig(context.config),
 ): QuoteServices {
   let services = servicesByContext.get(context);
   if (!services) {

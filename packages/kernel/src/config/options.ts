@@ -115,6 +115,12 @@ export const options = {
     description: "Largest eth_getLogs block range the indexer asks for (it halves on RPC range errors).",
     parse: parseInt_(1, 1_000_000),
   }),
+  crosschainRoutesFile: option<string | undefined>({
+    env: "CROSSCHAIN_ROUTES_FILE",
+    default: undefined,
+    description: "JSON file of enabled routes; default: every token on every pair of SpokePool chains, plus native routes.",
+    parse: parseString,
+  }),
   crosschainRelayer: option({
     env: "CROSSCHAIN_RELAYER",
     default: true,
