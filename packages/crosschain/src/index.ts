@@ -16,8 +16,8 @@ import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
-import { quoteServicesFor, registerQuoteRoutes, startQuoteJobs } from "./quotes/index.ts"; // quotes
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
+import { quoteServicesFor, registerQuoteRoutes, startQuoteJobs } from "./quotes/index.ts"; // quotes
 import { startRelayer } from "./relayer/index.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
@@ -60,7 +60,9 @@ async function createServer(context: PlatformContext) {
 async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
   const { config, db, logger } = context;
   const chains = spokeChains(context.chains);
-  const indexers = startSpokePoolIndexers({ ...context, chains });
+  // New deposits wake the relayer at once instead of at its next poll.
+  let wakeRelayer = () => {};
+  const indexers = startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
   const quotes = startQuoteJobs(context); // quotes: keeps the chain-state cache warm
   const services = quoteServicesFor(context);
   const relayer =
@@ -76,6 +78,7 @@ async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
           estimateFillCost: createFillCostEstimator(services.cache, chains),
         })
       : undefined;
+  if (relayer) wakeRelayer = () => relayer.wake();
   if (config.crosschainRelayer && !config.crosschainRelayerKey) {
     logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
   }

@@ -31,6 +31,8 @@ export interface CreateSpokePoolIndexerParameters {
   maxRange: number;
   logger: Logger;
   startBlock?: bigint;
+  /** Called after a range with new deposits or fills was stored (e.g. to wake the relayer). */
+  onStored?: () => void;
 }
 
 export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
@@ -165,6 +167,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     next = to + 1n;
     tip = { number: to, hash: end.hash };
     status.next = next;
+    if (data.deposits.length || data.fills.length) p.onStored?.();
     return to >= head;
   }
 
@@ -195,7 +198,13 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
 export type SpokePoolIndexer = ReturnType<typeof createSpokePoolIndexer>;
 
 /** One indexer per SpokePool chain, running until `stop()`. */
-export function startSpokePoolIndexers(p: { config: Config; db: Database; logger: Logger; chains: SpokeChain[] }) {
+export function startSpokePoolIndexers(p: {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  chains: SpokeChain[];
+  onStored?: () => void;
+}) {
   const controller = new AbortController();
   const store = createIndexerStore(p.db);
   const indexers = p.chains.map((chain) =>
@@ -205,6 +214,7 @@ export function startSpokePoolIndexers(p: { config: Config; db: Database; logger
       fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 }),
       maxRange: p.config.crosschainLogRange,
       logger: p.logger,
+      onStored: p.onStored,
     }),
   );
   const loops = indexers.map((i) => i.run(controller.signal, p.config.crosschainPollMs));

@@ -2,9 +2,10 @@
  * What a fill costs the relayer, in output-token units, from the warm chain state (no RPC): the cached
  * `fillRelay` gas × the destination's fill gas price, converted through the token's price in native.
  */
-import type { ChainStateCache } from "./chainStateCache.ts";
+
 import type { SpokeChain } from "../deployments.ts";
 import type { PendingDeposit } from "../relayer/types.ts";
+import type { ChainStateCache } from "./chainStateCache.ts";
 
 export function createFillCostEstimator(cache: ChainStateCache, chains: readonly SpokeChain[]) {
   return async (deposit: PendingDeposit): Promise<bigint | undefined> => {

@@ -38,26 +38,21 @@ export function devnetEndpoints(devnet: DevnetFixture): ChainEndpoint[] {
 
 export async function startQuoteTestService(opts: {
   chainIds: number[];
-  /** Routes JSON file (passed the way the service reads it today: CROSSCHAIN_ROUTES_FILE). */
+  /** Routes JSON file (CROSSCHAIN_ROUTES_FILE). */
   routesFile?: string;
   config?: Partial<Config>;
   devnet?: DevnetFixture;
 }): Promise<QuoteTestService> {
   const devnet = opts.devnet ?? (await startDevnetFixture({ chainIds: opts.chainIds }));
   const chains = devnetEndpoints(devnet);
-  const previous = process.env.CROSSCHAIN_ROUTES_FILE;
-  let service: TestService;
-  try {
-    if (opts.routesFile) process.env.CROSSCHAIN_ROUTES_FILE = opts.routesFile;
-    else delete process.env.CROSSCHAIN_ROUTES_FILE;
-    service = await startTestService(crosschainService, {
-      chains,
-      config: { crosschainRelayerKey: devnet.accounts.relayer.privateKey, ...opts.config },
-    });
-  } finally {
-    if (previous === undefined) delete process.env.CROSSCHAIN_ROUTES_FILE;
-    else process.env.CROSSCHAIN_ROUTES_FILE = previous;
-  }
+  const service: TestService = await startTestService(crosschainService, {
+    chains,
+    config: {
+      crosschainRelayerKey: devnet.accounts.relayer.privateKey,
+      crosschainRoutesFile: opts.routesFile,
+      ...opts.config,
+    },
+  });
   const quotes = quoteServicesFor(service.context);
   if (!(await quotes.cache.ready(20_000))) throw new Error("chain state did not warm up");
   let closed = false;

@@ -10,8 +10,8 @@ import {
   type Hex,
   type PublicClient,
   TransactionNotFoundError,
-  TransactionReceiptNotFoundError,
   type TransactionReceipt,
+  TransactionReceiptNotFoundError,
 } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import { addressToBytes32, internalRelayHash } from "../domain/relayHash.ts";

@@ -136,6 +136,7 @@ export function checkFunds(p: FundsInput): Check {
   if (available < p.outputAmount) {
     return no("insufficient-balance", `need ${p.outputAmount}, have ${available} (${p.tokenReserved} in flight)`);
   }
-  if (p.nativeBalance < p.nativeNeeded) return no("insufficient-gas", `need ${p.nativeNeeded}, have ${p.nativeBalance}`);
+  if (p.nativeBalance < p.nativeNeeded)
+    return no("insufficient-gas", `need ${p.nativeNeeded}, have ${p.nativeBalance}`);
   return OK;
 }

@@ -9,7 +9,7 @@ import { FillStatus } from "./chainReader.ts";
 import { type Check, checkEligibility, checkFunds, checkProfitability, findToken } from "./decision.ts";
 import type { Fees } from "./fees.ts";
 import { shortError } from "./fillSender.ts";
-import type { Intent } from "./intentsStore.ts";
+import { cursorOf, type DepositCursor, type Intent } from "./intentsStore.ts";
 import { createReconciler } from "./reconcile.ts";
 import type { PendingDeposit, SkipReason } from "./types.ts";
 import { gasLimit, sendFill, type WorkerEnv } from "./workerEnv.ts";
@@ -38,6 +38,9 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
   const lastSkip = new Map<Hex, SkipReason>();
   const knownFilled = new Set<Hex>();
   const approvals = new Map<Address, Hex>();
+  /** Pending deposits are walked a page per poll; a cycle ends on a short page, then starts over. */
+  let cursor: DepositCursor | undefined;
+  let cycleSeen = new Set<Hex>();
   let stopping = false;
   let wakeUp: (() => void) | undefined;
   let wakeRequested = false;
@@ -175,7 +178,10 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
       await reconciler.reconcile(intent, ctx, active);
     }
     if (active.length) active = await store.activeIntents(chainId);
-    env.nonces.sync({ pending: ctx.pendingNonce, latest: ctx.latestNonce }, active.map((i) => i.nonce));
+    env.nonces.sync(
+      { pending: ctx.pendingNonce, latest: ctx.latestNonce },
+      active.map((i) => i.nonce),
+    );
     chainStatus.nextNonce = env.nonces.next;
     chainStatus.inFlight = active.length;
     const deposits = await store.pendingDeposits({
@@ -184,17 +190,27 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
       limit: env.tuning.batchSize,
       maxAttempts: env.tuning.maxAttempts,
       retryAfterSec: env.tuning.retryAfterSec,
+      after: cursor,
     });
-    const seen = new Set(deposits.map((d) => d.internalRelayHash));
-    for (const h of lastSkip.keys()) if (!seen.has(h)) lastSkip.delete(h);
-    for (const h of knownFilled) if (!seen.has(h)) knownFilled.delete(h);
     const s: PollState = { now: ctx.now, reserved: reservedByToken(active), balances: new Map(), nativeReserved: 0n };
     let sent = 0;
+    let done = 0;
     for (const d of deposits) {
       if (stopping) break;
+      cycleSeen.add(d.internalRelayHash);
       const outcome = await tryFill(d, s);
-      if (outcome === "sent") sent++;
       if (outcome === "halt") break;
+      if (outcome === "sent") sent++;
+      done++;
+    }
+    if (done === deposits.length && deposits.length < env.tuning.batchSize) {
+      // End of a cycle: forget what we noted about deposits that are no longer pending.
+      for (const h of lastSkip.keys()) if (!cycleSeen.has(h)) lastSkip.delete(h);
+      for (const h of knownFilled) if (!cycleSeen.has(h)) knownFilled.delete(h);
+      cycleSeen = new Set();
+      cursor = undefined;
+    } else if (done > 0) {
+      cursor = cursorOf(deposits[done - 1]!);
     }
     chainStatus.nextNonce = env.nonces.next;
     chainStatus.inFlight = active.length + sent;

@@ -90,7 +90,21 @@ export interface PendingQuery {
   maxAttempts: number;
   /** …and once it has rested this long. */
   retryAfterSec: number;
+  /** Continue after this deposit (the order is block time, origin chain, deposit id). */
+  after?: DepositCursor | undefined;
 }
+
+export interface DepositCursor {
+  blockTimestamp: number;
+  originChainId: number;
+  depositId: bigint;
+}
+
+export const cursorOf = (d: PendingDeposit): DepositCursor => ({
+  blockTimestamp: d.blockTimestamp,
+  originChainId: d.originChainId,
+  depositId: d.depositId,
+});
 
 export type IntentsStore = ReturnType<typeof createIntentsStore>;
 
@@ -112,19 +126,24 @@ export function createIntentsStore(db: Database) {
 
   return {
     /**
-     * Unfilled, unexpired deposits to this chain that we hold no live intent for (oldest first): no row in
-     * `crosschain.fills`, and no `relayer_fills` row unless it is a 'failed' one due for another attempt.
+     * Unfilled, unexpired deposits to this chain that we hold no live intent for (oldest first, a page after
+     * `q.after`): no row in `crosschain.fills`, and no `relayer_fills` row unless it is a 'failed' one due
+     * for another attempt.
      */
     async pendingDeposits(q: PendingQuery): Promise<PendingDeposit[]> {
+      const after = q.after
+        ? [q.after.blockTimestamp, q.after.originChainId, q.after.depositId.toString()]
+        : [null, null, null];
       const rows = await db.query<DepositRow>(
         `SELECT ${DEPOSIT_COLUMNS} FROM crosschain.deposits d
           WHERE d.destination_chain_id = $1 AND d.fill_deadline >= $2
             AND NOT EXISTS (SELECT 1 FROM crosschain.fills f WHERE f.relay_hash = d.relay_hash)
             AND NOT EXISTS (SELECT 1 FROM crosschain.relayer_fills r WHERE r.relay_hash = d.relay_hash
                   AND NOT (r.state = 'failed' AND r.attempts < $3 AND r.updated_at <= now() - make_interval(secs => $4)))
+            AND ($6::bigint IS NULL OR (d.block_timestamp, d.origin_chain_id, d.deposit_id) > ($6::bigint, $7::bigint, $8::numeric))
           ORDER BY d.block_timestamp, d.origin_chain_id, d.deposit_id
           LIMIT $5`,
-        [q.destinationChainId, q.now, q.maxAttempts, q.retryAfterSec, q.limit],
+        [q.destinationChainId, q.now, q.maxAttempts, q.retryAfterSec, q.limit, ...after],
       );
       return rows.map(toPendingDeposit);
     },
@@ -198,8 +217,7 @@ export function createIntentsStore(db: Database) {
     },
 
     /** A new transaction for a live intent (re-send or replacement), recorded before its broadcast. */
-    setTxHash: (h: Hex, txHash: Hex, state: "sending" | "sent") =>
-      setState(h, state, ["sending", "sent"], { txHash }),
+    setTxHash: (h: Hex, txHash: Hex, state: "sending" | "sent") => setState(h, state, ["sending", "sent"], { txHash }),
     markSent: (h: Hex, txHash: Hex) => setState(h, "sent", ["sending", "sent"], { txHash }),
     markConfirmed: (h: Hex, txHash: Hex) => setState(h, "confirmed", ["sending", "sent"], { txHash }),
     markFailed: (h: Hex, error: string, txHash?: Hex) => setState(h, "failed", ["sending", "sent"], { error, txHash }),

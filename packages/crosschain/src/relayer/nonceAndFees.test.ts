@@ -58,7 +58,9 @@ describe("replacement fees", () => {
       maxFeePerGas: 1125n,
       maxPriorityFeePerGas: 113n,
     });
-    expect(bumpFees({ maxFeePerGas: 1n, maxPriorityFeePerGas: 0n }, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n })).toEqual({
+    expect(
+      bumpFees({ maxFeePerGas: 1n, maxPriorityFeePerGas: 0n }, { maxFeePerGas: 0n, maxPriorityFeePerGas: 0n }),
+    ).toEqual({
       maxFeePerGas: 2n,
       maxPriorityFeePerGas: 1n,
     });

@@ -1,16 +1,19 @@
 /**
  * Reconciliation of the intents in 'sending'/'sent' with the chain, at the start of every poll (so after a
  * restart it runs before anything is sent). Every fill transaction of an intent uses the intent's nonce,
- * so at most one of them can ever be mined. In order:
+ * so at most one of them can ever be mined. For each intent, by nonce:
  *
  * 1. a receipt for one of its hashes → 'confirmed' (or 'failed' when reverted);
- * 2. its nonce is used (below the mined count) but none of its hashes has a receipt (a replacement whose
- *    hash this process lost) → the FilledRelay (indexer's `crosschain.fills`, else the logs) tells whether
- *    the fill is ours ('confirmed'), another relayer's ('skipped'), or missing ('failed', retried later);
- * 3. one of its hashes is pending in the node → wait; replaced with +12.5% fees once stuck;
- * 4. nothing with this nonce is known (never broadcast: killed before/while sending, or dropped) → re-check
- *    the relay (fillStatuses, deadline, exclusivity, simulation) and re-send with the same nonce, or
- *    abandon it; an abandoned nonce that later ones wait behind is used up by a 0-value self-transfer.
+ * 2. one of its hashes is pending in the node → wait; once stuck, replaced (same nonce, fees +12.5%);
+ * 3. its nonce is used (mined count read AFTER the lookups above) but no hash of ours was mined (a
+ *    replacement whose hash this process lost) → the FilledRelay (indexer's `crosschain.fills`, else the
+ *    logs) tells whether the fill is ours ('confirmed'), another relayer's ('skipped'), or missing
+ *    ('failed': retried later);
+ * 4. otherwise the nonce is unused and the node knows none of its transactions (never broadcast: killed
+ *    before/while sending, or dropped) → re-check the relay (fillStatuses, deadline, exclusivity,
+ *    simulation) and re-send it with the same nonce, or abandon it: a relay found Filled at this point
+ *    was filled by someone else (our nonce for it is unused). An abandoned nonce that later transactions
+ *    wait behind is used up by a 0-value transfer to ourselves.
  */
 import type { Hex } from "viem";
 import { type ChainContext, FillStatus, isRelayer } from "./chainReader.ts";
@@ -72,16 +75,18 @@ export function createReconciler(env: WorkerEnv) {
     let note = "";
     if (later) {
       const market = await reader.marketFees();
-      const fees = t.fees ? bumpFees(t.fees, maxFees(market, t.minFees ?? market)) : maxFees(market, t.minFees ?? market);
+      const fees = t.fees
+        ? bumpFees(t.fees, maxFees(market, t.minFees ?? market))
+        : maxFees(market, t.minFees ?? market);
       const tx = await env.sender.signCancel(i.nonce, fees, reader.legacyFees);
       try {
         await env.sender.broadcast(tx);
       } catch (error) {
-        if (!(error instanceof BroadcastFailure && error.kind === "nonce-used")) {
-          if (error instanceof BroadcastFailure && error.kind === "underpriced") t.minFees = bumpFees(fees, fees);
-          logOf(i).warn({ nonce: i.nonce, err: shortError(error) }, "could not cancel the nonce; retrying next poll");
-          return;
-        }
+        // Still live: "nonce-used" means something took the nonce after our check (maybe our own fill, which
+        // the next poll's step 3 will find); anything else leaves the gap to be closed next poll.
+        if (error instanceof BroadcastFailure && error.kind === "underpriced") t.minFees = bumpFees(fees, fees);
+        logOf(i).warn({ nonce: i.nonce, err: shortError(error) }, "could not use up the nonce; reconciling next poll");
+        return;
       }
       env.nonces.holdOther(i.nonce);
       note = `; nonce ${i.nonce} used up by ${tx.hash}`;
@@ -98,19 +103,21 @@ export function createReconciler(env: WorkerEnv) {
     const d = i.deposit;
     if (!d) return abandon(i, t, ctx, all, false, "deposit no longer indexed (origin reorg?)");
     const check = await fillable(d, ctx);
-    if (!check.ok) return abandon(i, t, ctx, all, check.reason === "filled-elsewhere", `${check.reason}: ${check.detail}`);
+    if (!check.ok)
+      return abandon(i, t, ctx, all, check.reason === "filled-elsewhere", `${check.reason}: ${check.detail}`);
     const market = await reader.marketFees();
     const fees = t.minFees ? maxFees(market, t.minFees) : market;
     logOf(i).info({ nonce: i.nonce, state: i.state }, "fill not known to the node: sending it again (same nonce)");
-    await sendFill(env, d, i.nonce, check.gas, fees, (hash) =>
-      store.setTxHash(i.internalRelayHash, hash, "sending"),
-    );
+    await sendFill(env, d, i.nonce, check.gas, fees, (hash) => store.setTxHash(i.internalRelayHash, hash, "sending"));
   }
 
   async function replace(i: Intent, t: Tracked, pendingFees: Fees) {
     const d = i.deposit;
     if (!d) return; // a vanished deposit: let the pending fill be (it reverts, or is cancelled if it is ever dropped)
-    const fees = bumpFees(maxFees(t.fees ?? pendingFees, pendingFees), maxFees(await reader.marketFees(), t.minFees ?? pendingFees));
+    const fees = bumpFees(
+      maxFees(t.fees ?? pendingFees, pendingFees),
+      maxFees(await reader.marketFees(), t.minFees ?? pendingFees),
+    );
     const gas = t.gas ?? gasLimit(env, await reader.estimateFillGas(d).catch(() => 160_000n));
     const tx = await env.sender.signFill(d, i.nonce, gas, fees, reader.legacyFees);
     await store.setTxHash(i.internalRelayHash, tx.hash, "sent");

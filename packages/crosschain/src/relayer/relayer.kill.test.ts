@@ -10,7 +10,7 @@
  * to initialise, so a migrated one is made once per machine (cached in the OS temp dir, keyed by the
  * migrations) and copied.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -55,6 +55,8 @@ const migrations = () => [...kernelMigrations(), ...crosschainService.migrations
 let f: DevnetFixture;
 let pg: TestDatabase | undefined;
 let dataDir: string;
+/** Every child this file started (killed in afterAll if a failed test left one waiting). */
+const children: ChildProcess[] = [];
 
 /** A migrated PGlite folder of our own, copied from the per-machine template. */
 async function preparedDataDir(): Promise<string> {
@@ -90,20 +92,28 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   await pg?.drop();
   await f?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** A connection to the shared database (closed before a child runs when it is PGlite: one process at a time). */
-const open = (): Promise<Database> =>
-  pg ? Promise.resolve(pg.db) : createDatabase({ dataDir });
+const open = (): Promise<Database> => (pg ? Promise.resolve(pg.db) : createDatabase({ dataDir }));
 const close = async (db: Database) => {
   if (!pg) await db.close();
 };
 
-/** Runs the relayer in a child until it reaches `crashAt`, then SIGKILLs it; returns the step's line. */
-function runUntilCrash(crashAt: FillStep): Promise<string> {
+interface Child {
+  /** Lets the child open the database and run; resolves with its CRASH line once it is SIGKILLed there. */
+  go(): Promise<string>;
+}
+
+/**
+ * Starts a relayer child that will stall at `crashAt`. It loads its modules right away (seconds) and waits
+ * for `go()`, so the next child can load while the current one runs.
+ */
+function spawnChild(crashAt: FillStep): Child {
   const config: ChildConfig = {
     url: pg?.url,
     dataDir,
@@ -112,36 +122,43 @@ function runUntilCrash(crashAt: FillStep): Promise<string> {
     destinationChainIds: [B],
     crashAt,
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
-      cwd: ROOT,
-      env: { ...process.env, RELAYER_CHILD_CONFIG: JSON.stringify(config) },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    let crashLine: string | undefined;
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`child never reached ${crashAt}:\n${out}\n${err}`));
-    }, 25_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      const line = out.split("\n").find((l) => l.startsWith("CRASH "));
-      if (line && !crashLine) {
-        crashLine = line;
-        child.kill("SIGKILL");
-      }
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-    });
-    child.on("exit", (_code, signal) => {
-      clearTimeout(timer);
-      if (crashLine && signal === "SIGKILL") resolve(crashLine);
-      else reject(new Error(`child exited (${signal ?? _code}) before ${crashAt}:\n${out}\n${err}`));
-    });
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
+    cwd: ROOT,
+    env: { ...process.env, RELAYER_CHILD_CONFIG: JSON.stringify(config) },
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  children.push(child);
+  let out = "";
+  let err = "";
+  let crashLine: string | undefined;
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+    const line = out.split("\n").find((l) => l.startsWith("CRASH "));
+    if (line && !crashLine) {
+      crashLine = line;
+      child.kill("SIGKILL");
+    }
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
+    child.on("exit", (code, signal) => resolve(signal ?? code));
+  });
+  return {
+    async go() {
+      child.stdin.write("go\n");
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), 25_000);
+      });
+      const end = await Promise.race([exited, timeout]);
+      clearTimeout(timer);
+      if (end === "timeout") child.kill("SIGKILL");
+      if (crashLine && end === "SIGKILL") return crashLine;
+      throw new Error(`child ended (${String(end)}) without reaching ${crashAt}:\n${out}\n${err}`);
+    },
+  };
 }
 
 it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once after restarts", async () => {
@@ -157,6 +174,8 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
   });
   const balanceBefore = await tokenBalance(f, B, "USDC", recipient);
 
+  const child1 = spawnChild("intent-written");
+  const child2 = spawnChild("broadcast");
   let db = await open();
   await migrate(db, migrations());
   const deposits: MadeDeposit[] = [];
@@ -177,7 +196,7 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
   // (Each restart reads the database the killed process left; it is opened here only at the end, as
   // every open of a PGlite folder costs a second.)
   // 1. Killed after d1's intent was written ('sending', nonce and signed hash), before the broadcast.
-  const crash1 = await runUntilCrash("intent-written");
+  const crash1 = await child1.go();
   expect(crash1).toMatch(/^CRASH intent-written \d+ 0x[0-9a-f]{64}$/);
   expect(await fillStatusOf(f, B, d1.relayHash)).toBe(0);
   const firstHash = crash1.split(" ")[3] as `0x${string}`;
@@ -185,13 +204,14 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
 
   // 2. Killed right after the broadcast (automine: mined), before 'sent' was recorded: the restart found
   // d1 'sending' with a hash the node never saw and re-sent it with the same nonce.
-  const crash2 = await runUntilCrash("broadcast");
+  const child3 = spawnChild("sent-recorded");
+  const crash2 = await child2.go();
   expect(crash2.split(" ")[2]).toBe(crash1.split(" ")[2]);
   expect(await fillStatusOf(f, B, d1.relayHash)).toBe(2);
   expect(await fillStatusOf(f, B, d2.relayHash)).toBe(0);
 
   // 3. Killed after 'sent' was recorded: the restart confirmed d1 by its receipt, then sent d2.
-  const crash3 = await runUntilCrash("sent-recorded");
+  const crash3 = await child3.go();
   expect(Number(crash3.split(" ")[2])).toBe(Number(crash1.split(" ")[2]) + 1);
   expect(await fillStatusOf(f, B, d2.relayHash)).toBe(2);
   db = await open();

@@ -96,6 +96,29 @@ async function preApprove(f: DevnetFixture, symbol: string) {
   });
 }
 
+/** A competitor (demo user 2) fills the relay itself. */
+async function fillAsAnotherRelayer(f: DevnetFixture, d: MadeDeposit) {
+  const other = f.accounts.users[2]!;
+  const wallet = f.walletClient(B, other);
+  const client = f.publicClient(B);
+  await client.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: manifestToken(f.chain(B), "USDC").address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [f.chain(B).contracts.spokePool, maxUint256],
+    }),
+  });
+  await client.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: f.chain(B).contracts.spokePool,
+      abi: spokeAbi,
+      functionName: "fillRelay",
+      args: [d.relayData, BigInt(B), addressToBytes32(other.address)],
+    }),
+  });
+}
+
 describe("relayer", () => {
   it("fills profitable deposits exactly once: the recipient gets outputAmount, the intent is confirmed", async () => {
     const f = devnet();
@@ -175,10 +198,17 @@ describe("relayer", () => {
     const costs = new Map<bigint, bigint>([[unprofitable.relayData.depositId, usdc("1")]]);
     let daiEnabled = false;
     const r = start({
+      tuning: { batchSize: 2 }, // pages of 2: the skipped ones at the head must not starve the others
       estimateFillCost: async (d) => costs.get(d.depositId),
       isRouteEnabled: (route) => daiEnabled || route.inputToken !== daiA,
     });
-    const reasons = ["unprofitable", "exclusive", "route-disabled", "insufficient-balance", "different-tokens"] as const;
+    const reasons = [
+      "unprofitable",
+      "exclusive",
+      "route-disabled",
+      "insufficient-balance",
+      "different-tokens",
+    ] as const;
     await waitFor("every skip reason", () => reasons.every((x) => r.status.skips[x] === 1));
     const all = [unprofitable, exclusive, disabled, underfunded, crossToken, expired];
     for (const d of all) {
@@ -208,7 +238,12 @@ describe("relayer", () => {
 
   it("never sends a fill for a relay another relayer filled (checks fillStatuses first)", async () => {
     const f = devnet();
-    const d = await depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("5"), outputAmount: usdc("4.9") });
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("5"),
+      outputAmount: usdc("4.9"),
+    });
     const other = f.accounts.users[2]!;
     const wallet = f.walletClient(B, other);
     const client = f.publicClient(B);
@@ -239,7 +274,12 @@ describe("relayer", () => {
   it("replaces a stuck fill with the same nonce and higher fees; only one is ever mined", async () => {
     const f = devnet();
     await preApprove(f, "USDC");
-    const d = await depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("5"), outputAmount: usdc("4.9") });
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("5"),
+      outputAmount: usdc("4.9"),
+    });
     await rpc(f, B, "evm_setAutomine", [false]);
     try {
       const r = start({ tuning: { stuckAfterMs: 300 } });
@@ -248,7 +288,10 @@ describe("relayer", () => {
         return i?.state === "sent" ? i : undefined;
       });
       await waitFor("a replacement", () => r.status.replaced >= 1);
-      const firstTx = await f.publicClient(B).getTransaction({ hash: hex(first.tx_hash) as `0x${string}` }).catch(() => undefined);
+      const firstTx = await f
+        .publicClient(B)
+        .getTransaction({ hash: hex(first.tx_hash) as `0x${string}` })
+        .catch(() => undefined);
       expect(firstTx).toBeUndefined(); // the pool dropped it for the replacement
       await rpc(f, B, "evm_mine");
       await waitFor("confirmed", confirmed(d));
@@ -267,7 +310,12 @@ describe("relayer", () => {
   it("after a restart, a fill still pending in the pool is awaited, not sent again", async () => {
     const f = devnet();
     await preApprove(f, "USDC");
-    const d = await depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("5"), outputAmount: usdc("4.9") });
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("5"),
+      outputAmount: usdc("4.9"),
+    });
     const client = f.publicClient(B);
     const me = f.accounts.relayer.address;
     await rpc(f, B, "evm_setAutomine", [false]);
@@ -298,7 +346,12 @@ describe("relayer", () => {
 
   it("reconciles a fill whose step failed after the intent was written (re-sent with the same nonce)", async () => {
     const f = devnet();
-    const d = await depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("5"), outputAmount: usdc("4.9") });
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("5"),
+      outputAmount: usdc("4.9"),
+    });
     let failures = 0;
     const r = start({
       hooks: {
@@ -312,5 +365,55 @@ describe("relayer", () => {
     expect((await intentOf(db, d))?.attempts).toBe(1);
     expect(r.status.sent).toBe(1);
     expect(failures).toBe(2);
+  });
+
+  it("drops a never-broadcast intent whose relay another relayer filled meanwhile, and reuses its nonce", async () => {
+    const f = devnet();
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("5"),
+      outputAmount: usdc("4.9"),
+    });
+    let reached!: (nonce: number) => void;
+    const atIntent = new Promise<number>((resolve) => {
+      reached = resolve;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    start({
+      hooks: {
+        async onStep(step, info) {
+          if (step !== "intent-written" || !first) return;
+          first = false;
+          reached(info.nonce);
+          await gate;
+          throw new Error("injected: the broadcast never happened");
+        },
+      },
+    });
+    const nonce = await atIntent;
+    expect((await intentOf(db, d))?.state).toBe("sending");
+    await fillAsAnotherRelayer(f, d);
+    release();
+    await waitFor("intent dropped", async () => (await intentOf(db, d))?.state === "skipped");
+    expect((await intentOf(db, d))?.last_error).toMatch(/^filled-elsewhere/);
+    expect(await filledRelayLogs(f, d)).toHaveLength(1);
+    // No gap: the next fill uses the nonce the dropped intent held.
+    const d2 = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("6"),
+      outputAmount: usdc("5.9"),
+    });
+    await waitFor("next fill confirmed", confirmed(d2));
+    await expectFilledOnceByRelayer(f, d2);
+    const tx = await f
+      .publicClient(B)
+      .getTransaction({ hash: hex((await intentOf(db, d2))?.tx_hash) as `0x${string}` });
+    expect(tx.nonce).toBe(nonce);
   });
 });

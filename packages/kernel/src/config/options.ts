@@ -118,7 +118,8 @@ export const options = {
   crosschainRoutesFile: option<string | undefined>({
     env: "CROSSCHAIN_ROUTES_FILE",
     default: undefined,
-    description: "JSON file of enabled routes; default: every token on every pair of SpokePool chains, plus native routes.",
+    description:
+      "JSON file of enabled routes; default: every token on every pair of SpokePool chains, plus native routes.",
     parse: parseString,
   }),
   crosschainRelayer: option({
