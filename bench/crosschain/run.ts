@@ -9,13 +9,14 @@ import { fileURLToPath } from "node:url";
 import { preparePostgres } from "../chainstats/database.ts";
 import { runLoad, startServerScript } from "../lib/processes.ts";
 import { writeResults } from "../lib/results.ts";
+import { backfillBenchmark } from "./backfill.ts";
 import { depositLatencies } from "./visibility.ts";
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const results: Record<string, unknown> = {};
 // BENCH_PARTS=latency, status and/or fees selects parts.
-const parts = (process.env.BENCH_PARTS ?? "latency,status,fees").split(",");
+const parts = (process.env.BENCH_PARTS ?? "latency,status,fees,backfill").split(",");
 
 if (parts.includes("latency")) {
   const latency = await depositLatencies(Number(process.env.BENCH_SAMPLES ?? 30), true);
@@ -68,5 +69,14 @@ if (parts.includes("fees")) {
   process.stdout.write(
     `/suggested-fees warm: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
   );
+}
+if (parts.includes("backfill")) {
+  const r = await backfillBenchmark(Number(process.env.BENCH_BACKFILL_DEPOSITS ?? 100_000), 10);
+  if (r) {
+    results.backfill = r;
+    process.stdout.write(
+      `backfill of ${r.deposits} deposits (${r.blocks} blocks, ranges of ${r.range}): ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} %\n`,
+    );
+  }
 }
 process.stdout.write(`written ${writeResults("crosschain", results)}\n`);
