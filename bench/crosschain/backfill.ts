@@ -6,6 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { createBlockFetcher, loadArtifact, manifestToken, startAnvil } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { crosschainService } from "@platform/crosschain";
@@ -92,7 +93,9 @@ async function depositHistory(count: number) {
     await rpc(url, "evm_mine", []);
     if ((done / PER_BLOCK) % 20 === 0) process.stdout.write(`  deposits: ${done + PER_BLOCK}/${count}\n`);
   }
-  writeFileSync(file, JSON.stringify({ state: await rpc<string>(url, "anvil_dumpState") }));
+  // anvil_dumpState answers gzipped JSON as hex; `--load-state` reads the JSON itself.
+  const dumped = await rpc<string>(url, "anvil_dumpState");
+  writeFileSync(file, gunzipSync(Buffer.from(dumped.slice(2), "hex")));
   await f.stop();
   return { file, chains };
 }
@@ -100,10 +103,8 @@ async function depositHistory(count: number) {
 export async function backfillBenchmark(count: number, range: number) {
   if (!(await preparePostgres("bench_crosschain_backfill", true))) return undefined;
   const { file, chains } = await depositHistory(count);
-  const { state } = JSON.parse((await import("node:fs")).readFileSync(file, "utf8")) as { state: string };
-  const node = await startAnvil({ chainId: CHAIN, port: 0, pruneHistory: false });
+  const node = await startAnvil({ chainId: CHAIN, port: 0, pruneHistory: false, loadState: file }, 120_000);
   try {
-    await rpc(node.rpcUrl, "anvil_loadState", [state]);
     const chain = { ...(chains.find((c) => c.chainId === CHAIN) as (typeof chains)[number]), rpcUrl: node.rpcUrl };
     const head = BigInt(await rpc<string>(node.rpcUrl, "eth_blockNumber"));
     // Raw: eth_getLogs over the same ranges, parsed, nothing stored.

@@ -29,6 +29,16 @@ function selector(abi: readonly unknown[], name: string): Hex | undefined {
 export const SPOKE_TOPICS = [...DEPOSIT_EVENTS, ...SETTLEMENT_EVENTS]
   .map((n) => selector(spokeAbi, n))
   .filter((t): t is Hex => t !== undefined);
+
+/**
+ * The ABI item of each event we read, by topic: decoding against one item instead of the whole ABI
+ * spares viem hashing every event signature of the SpokePool for every log.
+ */
+const EVENT_BY_TOPIC = new Map(
+  (spokeAbi as unknown as { type: string; name?: string }[])
+    .filter((e) => e.type === "event" && [...DEPOSIT_EVENTS, ...SETTLEMENT_EVENTS].includes(e.name as never))
+    .map((e) => [toEventSelector(e as never), e]),
+);
 export const CALLS_FAILED_TOPIC = selector(handlerAbi, "CallsFailed") as Hex;
 
 export interface DepositFact {
@@ -136,9 +146,11 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     blockHash: log.blockHash as Hex,
   };
   if (log.topics[0] === CALLS_FAILED_TOPIC) return { kind: "callsFailed", ...position };
+  const item = EVENT_BY_TOPIC.get(log.topics[0] as Hex);
+  if (!item) return undefined;
   let decoded: { eventName: string; args: Record<string, unknown> };
   try {
-    decoded = decodeEventLog({ abi: spokeAbi, data: log.data, topics: log.topics as never }) as never;
+    decoded = decodeEventLog({ abi: [item] as never, data: log.data, topics: log.topics as never }) as never;
   } catch {
     return undefined;
   }

@@ -48,6 +48,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   const addresses = [chain.spokePool, ...(chain.multicallHandler ? [chain.multicallHandler] : [])];
 
   async function resume(force = false) {
+    prefetched = undefined;
     const genesis = await fetcher.block(0n);
     if (!genesis) throw new Error("the RPC has no block 0");
     const cp = await store.checkpoint(chainId);
@@ -70,6 +71,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
 
   async function handleReorg() {
     status.reorgs++;
+    prefetched = undefined;
     const deepest = next - 1n - FINALITY_DEPTH;
     const ancestor = await findCommonAncestor({
       from: next - 1n,
@@ -114,6 +116,26 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     }
   }
 
+  /** Everything a range needs from the RPC: decoded logs, the headers of their blocks, deposit calldata. */
+  async function readRange(from: bigint, to: bigint) {
+    const logs = await getLogs(from, to);
+    const facts = logs.map((l) => decodeSpokeLog(chainId, l)).filter((f) => f !== undefined);
+    const blockNumbers = [...new Set([...facts.map((f) => f.blockNumber), to])];
+    const depositBlocks = [...new Set(facts.filter((f) => f.kind === "deposit").map((f) => f.blockNumber))];
+    // The integrator id is in the deposit's calldata: one full-block read per block with deposits.
+    const [headers, inputs] = await Promise.all([
+      fetcher.blocksByNumber(blockNumbers),
+      fetcher.transactionInputs(depositBlocks),
+    ]);
+    const byNumber = new Map(headers.map((h) => [h.number, h]));
+    // Every log must come from the block we store for its number, or the chain moved under us: retry.
+    for (const f of facts) {
+      if (byNumber.get(f.blockNumber)?.hash !== f.blockHash) throw new Error("chain changed while reading a range");
+    }
+    return { facts, byNumber, headers, inputs };
+  }
+  let prefetched: { from: bigint; to: bigint; result: ReturnType<typeof readRange> } | undefined;
+
   /** One step: index the next range; true when caught up with the head. */
   async function step(): Promise<boolean> {
     if (!resumed) {
@@ -135,25 +157,27 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     }
     status.state = "catching-up";
     const to = next + range - 1n < head ? next + range - 1n : head;
-    const logs = await getLogs(next, to);
-    const facts = logs.map((l) => decodeSpokeLog(chainId, l)).filter((f) => f !== undefined);
-    const blockNumbers = [...new Set([...facts.map((f) => f.blockNumber), to])];
-    const headers = await fetcher.blocksByNumber(blockNumbers);
-    const byNumber = new Map(headers.map((h) => [h.number, h]));
-    // Every log must come from the block we store for its number, or the chain moved under us: retry.
-    for (const f of facts) {
-      if (byNumber.get(f.blockNumber)?.hash !== f.blockHash) throw new Error("chain changed while reading a range");
+    const fetched =
+      prefetched && prefetched.from === next && prefetched.to === to
+        ? await prefetched.result
+        : await readRange(next, to);
+    prefetched = undefined;
+    // Read the following range while this one is written.
+    if (to < head) {
+      const from2 = to + 1n;
+      const to2 = from2 + range - 1n < head ? from2 + range - 1n : head;
+      const result = readRange(from2, to2);
+      result.catch(() => {}); // a failed prefetch is simply read again
+      prefetched = { from: from2, to: to2, result };
     }
+    const { facts, byNumber, headers, inputs } = fetched;
     const end = byNumber.get(to);
     if (!end) throw new Error(`block ${to} is missing`);
     const deposits = facts.filter((f) => f.kind === "deposit");
-    const inputs = await fetcher.batch<{ input: string } | null>(
-      deposits.map((d) => ({ method: "eth_getTransactionByHash", params: [d.txHash] })),
-    );
     const failedTxs = new Set(facts.filter((f) => f.kind === "callsFailed").map((f) => f.txHash));
     const data: RangeData = {
       blocks: headers.map((h) => ({ number: h.number, hash: h.hash as Hex, timestamp: h.timestamp })),
-      deposits: deposits.map((d, i) => ({ ...d, integratorId: integratorIdOf(inputs[i]?.input ?? "") })),
+      deposits: deposits.map((d) => ({ ...d, integratorId: integratorIdOf(inputs.get(d.txHash.toLowerCase()) ?? "") })),
       fills: facts.filter((f) => f.kind === "fill").map((f) => ({ ...f, callsFailed: failedTxs.has(f.txHash) })),
       slowFills: facts.filter((f) => f.kind === "slowFillRequest"),
       speedUps: facts.filter((f) => f.kind === "speedUp"),
