@@ -136,6 +136,21 @@ interface EventArgs {
   updatedMessage: Hex;
 }
 
+/** The relay data fields every deposit/fill/slow-fill event carries (addresses as bytes32). */
+const relayDataOf = (a: EventArgs, originChainId: bigint) => ({
+  depositor: a.depositor,
+  recipient: a.recipient,
+  exclusiveRelayer: a.exclusiveRelayer,
+  inputToken: a.inputToken,
+  outputToken: a.outputToken,
+  inputAmount: a.inputAmount,
+  outputAmount: a.outputAmount,
+  originChainId,
+  depositId: a.depositId,
+  fillDeadline: Number(a.fillDeadline),
+  exclusivityDeadline: Number(a.exclusivityDeadline),
+});
+
 /** Decodes one log of the chain `chainId`; undefined for logs that are not ours. */
 export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosition) | undefined {
   const position: LogPosition = {
@@ -159,19 +174,7 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     case "FundsDeposited": {
       const message = a.message as Hex;
       const msgHash = hashMessage(message);
-      const relayData = {
-        depositor: a.depositor,
-        recipient: a.recipient,
-        exclusiveRelayer: a.exclusiveRelayer,
-        inputToken: a.inputToken,
-        outputToken: a.outputToken,
-        inputAmount: a.inputAmount as bigint,
-        outputAmount: a.outputAmount as bigint,
-        originChainId: BigInt(chainId),
-        depositId: a.depositId as bigint,
-        fillDeadline: Number(a.fillDeadline),
-        exclusivityDeadline: Number(a.exclusivityDeadline),
-      };
+      const relayData = relayDataOf(a, BigInt(chainId));
       return {
         kind: "deposit",
         ...position,
@@ -195,19 +198,7 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     }
     case "FilledRelay": {
       const info = a.relayExecutionInfo;
-      const relayData = {
-        depositor: a.depositor,
-        recipient: a.recipient,
-        exclusiveRelayer: a.exclusiveRelayer,
-        inputToken: a.inputToken,
-        outputToken: a.outputToken,
-        inputAmount: a.inputAmount as bigint,
-        outputAmount: a.outputAmount as bigint,
-        originChainId: a.originChainId as bigint,
-        depositId: a.depositId as bigint,
-        fillDeadline: Number(a.fillDeadline),
-        exclusivityDeadline: Number(a.exclusivityDeadline),
-      };
+      const relayData = relayDataOf(a, a.originChainId);
       return {
         kind: "fill",
         ...position,
@@ -222,19 +213,7 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
       };
     }
     case "RequestedSlowFill": {
-      const relayData = {
-        depositor: a.depositor,
-        recipient: a.recipient,
-        exclusiveRelayer: a.exclusiveRelayer,
-        inputToken: a.inputToken,
-        outputToken: a.outputToken,
-        inputAmount: a.inputAmount as bigint,
-        outputAmount: a.outputAmount as bigint,
-        originChainId: a.originChainId as bigint,
-        depositId: a.depositId as bigint,
-        fillDeadline: Number(a.fillDeadline),
-        exclusivityDeadline: Number(a.exclusivityDeadline),
-      };
+      const relayData = relayDataOf(a, a.originChainId);
       return {
         kind: "slowFillRequest",
         ...position,

@@ -5,9 +5,11 @@
  * not done), 'sent' (broadcast), 'confirmed', 'failed' (reverted, or abandoned before a broadcast: retried
  * while `attempts` < max), 'skipped' (filled by another relayer before ours went out: final).
  */
+
 import type { Database } from "@platform/kernel";
 import type { Hex } from "viem";
 import { relayHash } from "../domain/relayHash.ts";
+import type { DepositRow as FullDepositRow } from "../store/depositsRepository.ts";
 import type { PendingDeposit } from "./types.ts";
 
 export type IntentState = "sending" | "sent" | "confirmed" | "failed" | "skipped";
@@ -28,24 +30,26 @@ export interface Intent {
   deposit: PendingDeposit | undefined;
 }
 
-interface DepositRow {
-  origin_chain_id: string;
-  deposit_id: string;
-  destination_chain_id: string;
-  relay_hash: Buffer;
-  depositor: Buffer;
-  recipient: Buffer;
-  exclusive_relayer: Buffer;
-  input_token: Buffer;
-  output_token: Buffer;
-  input_amount: string;
-  output_amount: string;
-  quote_timestamp: string;
-  fill_deadline: string;
-  exclusivity_deadline: string;
-  message: Buffer;
-  block_timestamp: string;
-}
+/** The columns of a deposit the relayer reads (the indexer's row, store/depositsRepository.ts). */
+type DepositRow = Pick<
+  FullDepositRow,
+  | "origin_chain_id"
+  | "deposit_id"
+  | "destination_chain_id"
+  | "relay_hash"
+  | "depositor"
+  | "recipient"
+  | "exclusive_relayer"
+  | "input_token"
+  | "output_token"
+  | "input_amount"
+  | "output_amount"
+  | "quote_timestamp"
+  | "fill_deadline"
+  | "exclusivity_deadline"
+  | "message"
+  | "block_timestamp"
+>;
 
 const hex = (b: Buffer): Hex => `0x${b.toString("hex")}`;
 const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
