@@ -4,7 +4,7 @@
  * counted twice). Runs on PGlite, or on PostgreSQL when TEST_DATABASE_URL is set.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await anvil?.stop();
   await database?.drop();
+  rmSync(env.DATA_DIR as string, { recursive: true, force: true });
 });
 
 /** Starts a backfill and SIGKILLs it a random moment after it reported progress. */

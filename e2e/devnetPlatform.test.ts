@@ -4,7 +4,7 @@
  * with viem by hand, the chain statistics service indexes the devnet, and stopping leaves no anvil.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type DevnetManifest, loadArtifact, manifestToken, viemChain } from "@platform/chains";
@@ -36,6 +36,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (platform?.child.exitCode === null) await platform.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe("platform start with the devnet", () => {

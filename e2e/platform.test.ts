@@ -3,7 +3,7 @@
  * key that works; `platform keys` works while it runs and after it stopped; SIGTERM stops it cleanly.
  * Runs on PGlite, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
  */
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel";
@@ -31,6 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await database?.drop();
+  rmSync(env.DATA_DIR as string, { recursive: true, force: true });
 });
 
 const users = (baseUrl: string, key: string) =>
