@@ -74,7 +74,9 @@ async function idleRss(): Promise<number> {
 }
 
 const rows: Row[] = [];
-const drivers: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
+const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
+// BENCH_DRIVERS=postgres (or pglite) measures one driver.
+const drivers = available.filter((d) => (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",").includes(d));
 for (const driver of drivers) {
   process.stdout.write(`users bench: preparing ${userCount} users on ${driver}...\n`);
   const sampleId = await prepareBenchDatabase(driver, userCount);
