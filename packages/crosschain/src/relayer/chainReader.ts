@@ -8,13 +8,15 @@ import {
   type Address,
   erc20Abi,
   type Hex,
+  type Log,
   type PublicClient,
   TransactionNotFoundError,
   type TransactionReceipt,
   TransactionReceiptNotFoundError,
 } from "viem";
 import type { SpokeChain } from "../deployments.ts";
-import { addressToBytes32, internalRelayHash } from "../domain/relayHash.ts";
+import { addressToBytes32 } from "../domain/relayHash.ts";
+import { decodeSpokeLog } from "../indexer/spokePoolEvents.ts";
 import type { Fees } from "./fees.ts";
 import type { PendingDeposit } from "./types.ts";
 
@@ -36,22 +38,6 @@ export interface ChainContext {
 /** `fillRelay` arguments: repaid on this (the destination) chain, to our own address. */
 export function fillArgs(deposit: PendingDeposit, relayer: Address) {
   return [deposit.relayData, BigInt(deposit.destinationChainId), addressToBytes32(relayer)] as const;
-}
-
-interface FilledRelayArgs {
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  originChainId: bigint;
-  depositId: bigint;
-  fillDeadline: number;
-  exclusivityDeadline: number;
-  messageHash: Hex;
-  relayer: Hex;
 }
 
 export type ChainReader = ReturnType<typeof createChainReader>;
@@ -154,26 +140,14 @@ export function createChainReader(chain: SpokeChain, client: PublicClient, relay
         toBlock: "latest",
       });
       for (const log of logs) {
-        const a = (log as unknown as { args: FilledRelayArgs }).args;
-        const hash = internalRelayHash(
-          {
-            depositor: a.depositor,
-            recipient: a.recipient,
-            exclusiveRelayer: a.exclusiveRelayer,
-            inputToken: a.inputToken,
-            outputToken: a.outputToken,
-            inputAmount: a.inputAmount,
-            outputAmount: a.outputAmount,
-            originChainId: a.originChainId,
-            depositId: a.depositId,
-            fillDeadline: Number(a.fillDeadline),
-            exclusivityDeadline: Number(a.exclusivityDeadline),
-          },
-          a.messageHash,
-          BigInt(chain.chainId),
-        );
-        if (hash === deposit.internalRelayHash.toLowerCase() && log.transactionHash) {
-          return { txHash: log.transactionHash, relayer: a.relayer };
+        // The indexer's decoder gives the same relay hash (with messageHash) the deposit row carries.
+        const fact = decodeSpokeLog(chain.chainId, log as unknown as Log);
+        if (
+          fact?.kind === "fill" &&
+          fact.relayHash === deposit.internalRelayHash.toLowerCase() &&
+          log.transactionHash
+        ) {
+          return { txHash: log.transactionHash, relayer: fact.relayer };
         }
       }
       return undefined;
