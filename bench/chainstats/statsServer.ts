@@ -3,14 +3,8 @@
  * directly: a long history would take hours to mine), in its own process. Prints READY {url, key}.
  */
 import { chainstatsService } from "@platform/chainstats";
-import {
-  createApiKeyStore,
-  createDatabase,
-  createLogger,
-  kernelMigrations,
-  loadConfig,
-  migrate,
-} from "@platform/kernel";
+import { createDatabase, kernelMigrations, migrate } from "@platform/kernel";
+import { serveServiceForBench } from "../lib/serveService.ts";
 import { benchDatabaseUrl, type Driver, PGLITE_DIR } from "./database.ts";
 
 export const QUERY_CHAIN = 424_242;
@@ -27,23 +21,7 @@ await db.query(
    ON CONFLICT DO NOTHING`,
   [QUERY_CHAIN],
 );
-const config = loadConfig({ env: { LOG_LEVEL: "warn" } });
-const logger = createLogger({ level: "warn" });
-const apiKeys = createApiKeyStore({ db, cacheTtlMs: config.apiKeyCacheTtlMs });
-const { key } = await apiKeys.create({ service: "chainstats", name: "bench", plan: "unlimited" });
-const app = await chainstatsService.createServer({
-  config,
-  db,
-  logger,
-  apiKeys,
+await serveServiceForBench(chainstatsService, db, {
+  plan: "unlimited",
   chains: [{ chainId: QUERY_CHAIN, rpcUrl: "http://127.0.0.1:9" }],
-});
-await app.listen({ host: "127.0.0.1", port: 0 });
-process.stdout.write(
-  `READY ${JSON.stringify({ url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, key })}\n`,
-);
-process.on("SIGTERM", async () => {
-  await app.close();
-  await db.close();
-  process.exit(0);
 });

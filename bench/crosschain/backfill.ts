@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { createBlockFetcher, loadArtifact, manifestToken, startAnvil } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
+import { rpc } from "@platform/chainstats/testing";
 import { crosschainService } from "@platform/crosschain";
 import { contextChains } from "@platform/crosschain/testing";
 import { createDatabase, createLogger, kernelMigrations, migrate } from "@platform/kernel";
@@ -20,17 +21,6 @@ import { benchDatabaseUrl, preparePostgres } from "../chainstats/database.ts";
 
 const CHAIN = 8453;
 const PER_BLOCK = 500;
-
-async function rpc<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
 
 /** Builds (once) a chain holding `count` deposits, PER_BLOCK per block; returns its state file and the chain manifest. */
 async function depositHistory(count: number) {

@@ -3,15 +3,9 @@
  * in its own process, without chains (the read path only). Prints READY {url, key}.
  */
 import { crosschainService } from "@platform/crosschain";
-import {
-  createApiKeyStore,
-  createDatabase,
-  createLogger,
-  kernelMigrations,
-  loadConfig,
-  migrate,
-} from "@platform/kernel";
+import { createDatabase, kernelMigrations, migrate } from "@platform/kernel";
 import { benchDatabaseUrl } from "../chainstats/database.ts";
+import { serveServiceForBench } from "../lib/serveService.ts";
 
 const COUNT = Number(process.env.BENCH_DEPOSITS ?? 1_000_000);
 const db = await createDatabase({ url: benchDatabaseUrl("bench_crosschain"), dataDir: "memory" });
@@ -39,17 +33,4 @@ if (Number(n) < COUNT) {
   );
   await db.exec("ANALYZE crosschain.deposits; ANALYZE crosschain.fills");
 }
-const config = loadConfig({ env: { LOG_LEVEL: "warn" } });
-const logger = createLogger({ level: "warn" });
-const apiKeys = createApiKeyStore({ db, cacheTtlMs: config.apiKeyCacheTtlMs });
-const { key } = await apiKeys.create({ service: "crosschain", name: "bench" });
-const app = await crosschainService.createServer({ config, db, logger, apiKeys, chains: [] });
-await app.listen({ host: "127.0.0.1", port: 0 });
-process.stdout.write(
-  `READY ${JSON.stringify({ url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, key })}\n`,
-);
-process.on("SIGTERM", async () => {
-  await app.close();
-  await db.close();
-  process.exit(0);
-});
+await serveServiceForBench(crosschainService, db);

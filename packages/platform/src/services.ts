@@ -13,9 +13,15 @@ export function findService(name: string): ServiceDefinition | undefined {
 }
 
 /** Checks a key request; returns the plan to store, or throws a message for the operator. */
+/** The service called `name`, or an error naming the ones that exist. */
+export function requireService(name: string): ServiceDefinition {
+  const service = findService(name);
+  if (!service) throw new Error(`Unknown service "${name}"; one of: ${serviceNames().join(", ")}`);
+  return service;
+}
+
 export function keyPlanFor(serviceName: string, plan: string | undefined | null): string | null {
-  const service = findService(serviceName);
-  if (!service) throw new Error(`Unknown service "${serviceName}"; one of: ${serviceNames().join(", ")}`);
+  const service = requireService(serviceName);
   if (!service.plans) {
     if (plan) throw new Error(`Service "${serviceName}" has no plans`);
     return null;

@@ -5,7 +5,6 @@
  */
 import type { ErrorFormatter } from "@platform/kernel";
 
-export const ok = <T>(result: T) => ({ status: "1", message: "OK", result });
 export const notOk = (result: string) => ({ status: "0", message: "NOTOK", result });
 export const noRecords = () => ({ status: "0", message: "No records found", result: [] as never[] });
 

@@ -6,7 +6,7 @@
  */
 import { loadArtifact } from "@platform/chains";
 import { decodeEventLog, type Hex, type Log, toEventSelector } from "viem";
-import { messageHash as hashMessage, internalRelayHash } from "../domain/relayHash.ts";
+import { messageHash as hashMessage, internalRelayHash, type RelayDataWithoutMessage } from "../domain/relayHash.ts";
 
 const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
 const handlerAbi = loadArtifact("MulticallHandler").abi;
@@ -112,21 +112,10 @@ const jsonSafe = (args: Record<string, unknown>) =>
   JSON.parse(JSON.stringify(args, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
 
 /** The decoded arguments of the events above, by name (each event has a subset). */
-interface EventArgs {
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
+interface EventArgs extends RelayDataWithoutMessage {
   destinationChainId: bigint;
-  originChainId: bigint;
   repaymentChainId: bigint;
-  depositId: bigint;
   quoteTimestamp: number;
-  fillDeadline: number;
-  exclusivityDeadline: number;
   message: Hex;
   messageHash: Hex;
   relayer: Hex;

@@ -6,7 +6,7 @@
 import type { ApiKeyRecord, Config, CreatedApiKey } from "@platform/kernel";
 import { callAdmin } from "../admin/adminSocket.ts";
 import { openPlatform } from "../openPlatform.ts";
-import { keyPlanFor, serviceNames } from "../services.ts";
+import { keyPlanFor, requireService } from "../services.ts";
 import { createTable } from "./table.ts";
 
 interface KeyAccess {
@@ -36,12 +36,6 @@ async function openKeyAccess(config: Config): Promise<KeyAccess> {
   };
 }
 
-function checkService(service: string) {
-  if (!serviceNames().includes(service)) {
-    throw new Error(`Unknown service "${service}"; one of: ${serviceNames().join(", ")}`);
-  }
-}
-
 export async function createKey(config: Config, o: { service: string; name?: string; plan?: string; json?: boolean }) {
   const plan = keyPlanFor(o.service, o.plan);
   const access = await openKeyAccess(config);
@@ -63,7 +57,7 @@ export async function createKey(config: Config, o: { service: string; name?: str
 }
 
 export async function listKeys(config: Config, o: { service?: string; json?: boolean }) {
-  if (o.service) checkService(o.service);
+  if (o.service) requireService(o.service);
   const access = await openKeyAccess(config);
   try {
     const keys = await access.list({ service: o.service });

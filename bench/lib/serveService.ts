@@ -1,0 +1,32 @@
+/**
+ * The common end of every benchmark server script: a service's real HTTP server over `db` with an API
+ * key of its own, on an ephemeral port; prints `READY {url, key}` and closes cleanly on SIGTERM.
+ */
+import {
+  type ChainEndpoint,
+  createApiKeyStore,
+  createLogger,
+  type Database,
+  loadConfig,
+  type ServiceDefinition,
+} from "@platform/kernel";
+
+export async function serveServiceForBench(
+  service: ServiceDefinition,
+  db: Database,
+  o: { chains?: ChainEndpoint[]; plan?: string } = {},
+): Promise<void> {
+  const config = loadConfig({ env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" } });
+  const logger = createLogger({ level: config.logLevel });
+  const apiKeys = createApiKeyStore({ db, cacheTtlMs: config.apiKeyCacheTtlMs });
+  const { key } = await apiKeys.create({ service: service.name, name: "bench", plan: o.plan ?? null });
+  const app = await service.createServer({ config, db, logger, apiKeys, chains: o.chains ?? [] });
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  process.stdout.write(`READY ${JSON.stringify({ url, key })}\n`);
+  process.on("SIGTERM", async () => {
+    await app.close();
+    await db.close();
+    process.exit(0);
+  });
+}
