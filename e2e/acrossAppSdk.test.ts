@@ -15,7 +15,7 @@ import { contextChains } from "@platform/crosschain/testing";
 import { type BackgroundJob, startTestService, type TestService } from "@platform/kernel";
 import { createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 
 const A = 8453;
 const B = 10;
@@ -129,10 +129,16 @@ it("routes → quote → executeQuote → filled by our relayer, exactly the quo
   });
   expect(fill.fillTxReceipt.transactionHash).toBe(result.fillTxReceipt?.transactionHash);
 
-  const [deposit] = await (
-    await realFetch(`${s.url}/api/deposits?depositor=${user.address}`, {
-      headers: { authorization: `Bearer ${s.apiKey}` },
-    })
-  ).json();
-  expect(deposit.integratorId).toBe("0xbeef");
+  // The integrator id is read from the calldata by a pass one poll behind the event indexer.
+  await vi.waitFor(
+    async () => {
+      const [deposit] = await (
+        await realFetch(`${s.url}/api/deposits?depositor=${user.address}`, {
+          headers: { authorization: `Bearer ${s.apiKey}` },
+        })
+      ).json();
+      expect(deposit.integratorId).toBe("0xbeef");
+    },
+    { timeout: 5_000, interval: 100 },
+  );
 });

@@ -20,7 +20,8 @@ import { createIndexerStore } from "../../packages/crosschain/src/store/indexerS
 import { benchDatabaseUrl, preparePostgres } from "../chainstats/database.ts";
 
 const CHAIN = 8453;
-const PER_BLOCK = 500;
+/** About as many deposits as fit the devnet's 30M block gas limit. */
+const PER_BLOCK = 125;
 
 /** Builds (once) a chain holding `count` deposits, PER_BLOCK per block; returns its state file and the chain manifest. */
 async function depositHistory(count: number) {

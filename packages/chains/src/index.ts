@@ -1,5 +1,8 @@
 // Public surface of @platform/chains: the chain registry, viem clients, and the local devnet.
 // The vitest fixture lives in "@platform/chains/testing" so production code never imports test tooling.
+
+export { createEventDecoder, type EventDecoder } from "./abi/eventDecoder.ts";
+export { keccak256Hex } from "./abi/keccak.ts";
 export {
   DEVNET_MNEMONIC,
   type DevnetAccount,

@@ -1,4 +1,4 @@
-import { type Hex, keccak256, zeroHash } from "viem";
+import { encodeAbiParameters, type Hex, keccak256, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import {
   addressToBytes32,
@@ -115,6 +115,38 @@ describe("internalRelayHash", () => {
     const h = messageHash(withMessage.message);
     expect(internalRelayHash(withMessage, h, 10n)).toBe(keccak256(manualInternalEncoding(withMessage, h, 10n)));
     expect(internalRelayHash(plain, zeroHash, 10n)).toBe(keccak256(manualInternalEncoding(plain, zeroHash, 10n)));
+  });
+
+  it("matches viem's ABI encoder on the Across indexer's parameter list", () => {
+    const params = [
+      {
+        type: "tuple",
+        components: [
+          ...["depositor", "recipient", "exclusiveRelayer", "inputToken", "outputToken"].map((name) => ({
+            name,
+            type: "bytes32",
+          })),
+          ...["inputAmount", "outputAmount", "originChainId", "depositId"].map((name) => ({ name, type: "uint256" })),
+          { name: "fillDeadline", type: "uint32" },
+          { name: "exclusivityDeadline", type: "uint32" },
+          { name: "messageHash", type: "bytes" },
+        ],
+      },
+      { name: "destinationChainId", type: "uint256" },
+    ] as const;
+    for (const d of [plain, withMessage, { ...plain, inputAmount: 2n ** 256n - 1n, depositId: 2n ** 255n }]) {
+      const h = messageHash(d.message);
+      const { message: _, ...head } = d;
+      expect(internalRelayHash(d, h, 42161n)).toBe(
+        keccak256(encodeAbiParameters(params, [{ ...head, messageHash: h }, 42161n])),
+      );
+    }
+  });
+
+  it("rejects values the ABI encoder would reject", () => {
+    expect(() => internalRelayHash({ ...plain, inputAmount: -1n }, zeroHash, 10n)).toThrow(RangeError);
+    expect(() => internalRelayHash({ ...plain, fillDeadline: 2 ** 32 }, zeroHash, 10n)).toThrow(RangeError);
+    expect(() => internalRelayHash(plain, "0x1234", 10n)).toThrow(TypeError);
   });
 
   it("internalRelayHashOf hashes the message first, and differs from the on-chain hash", () => {

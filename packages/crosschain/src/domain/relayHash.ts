@@ -1,4 +1,5 @@
-import { encodeAbiParameters, getAddress, type Hex, isAddress, isHex, keccak256, pad, zeroHash } from "viem";
+import { keccak256Hex } from "@platform/chains";
+import { encodeAbiParameters, getAddress, type Hex, isAddress, isHex, pad, zeroHash } from "viem";
 
 /**
  * Relay identities.
@@ -51,11 +52,6 @@ const relayHashParams = [
   { name: "destinationChainId", type: "uint256" },
 ] as const;
 
-const internalHashParams = [
-  { type: "tuple", components: [...relayDataHead, { name: "messageHash", type: "bytes" }] },
-  { name: "destinationChainId", type: "uint256" },
-] as const;
-
 /** True for `0x`/empty messages (the SDK's `isMessageEmpty`). */
 export function isMessageEmpty(message: string | null | undefined): boolean {
   return message === undefined || message === null || message === "" || message === "0x";
@@ -64,7 +60,7 @@ export function isMessageEmpty(message: string | null | undefined): boolean {
 /** Message hash as emitted by the SpokePool: `bytes32(0)` for an empty message, else `keccak256(message)`. */
 export function messageHash(message: Hex | "" | null | undefined): Hex {
   if (isMessageEmpty(message)) return zeroHash;
-  return keccak256(message as Hex);
+  return keccak256Hex(message as Hex);
 }
 
 /** Left-pad a 20-byte EVM address to bytes32 (lower-case hex). */
@@ -85,7 +81,10 @@ export function bytes32ToAddress(value: string): Hex {
 }
 
 /** Accept an address or a bytes32 and return the bytes32 form (addresses are left-padded). */
+const LOWER_BYTES32 = /^0x[0-9a-f]{64}$/;
+
 export function toBytes32(value: string): Hex {
+  if (value.length === 66 && LOWER_BYTES32.test(value)) return value as Hex;
   if (isHex(value) && value.length === 66) return value.toLowerCase() as Hex;
   return addressToBytes32(value);
 }
@@ -110,7 +109,9 @@ const head = (relayData: RelayDataWithoutMessage) => ({
  */
 export function relayHash(relayData: RelayData, destinationChainId: bigint | number): Hex {
   const message = isMessageEmpty(relayData.message) ? "0x" : relayData.message;
-  return keccak256(encodeAbiParameters(relayHashParams, [{ ...head(relayData), message }, BigInt(destinationChainId)]));
+  return keccak256Hex(
+    encodeAbiParameters(relayHashParams, [{ ...head(relayData), message }, BigInt(destinationChainId)]),
+  );
 }
 
 /**
@@ -122,9 +123,47 @@ export function internalRelayHash(
   msgHash: Hex,
   destinationChainId: bigint | number,
 ): Hex {
-  return keccak256(
-    encodeAbiParameters(internalHashParams, [{ ...head(relayData), messageHash: msgHash }, BigInt(destinationChainId)]),
-  );
+  // The indexers hash every deposit and fill, so the ABI encoding is written out: every field is one
+  // static word except `messageHash`, a 32-byte `bytes` in the tuple's tail. Tested against viem's encoder.
+  const h = head(relayData);
+  const hash = msgHash.slice(2);
+  if (hash.length !== 64) throw new TypeError(`internalRelayHash: messageHash must be 32 bytes, got ${msgHash}`);
+  const encoded =
+    "0x" +
+    TUPLE_OFFSET +
+    uint256(BigInt(destinationChainId)) +
+    h.depositor.slice(2) +
+    h.recipient.slice(2) +
+    h.exclusiveRelayer.slice(2) +
+    h.inputToken.slice(2) +
+    h.outputToken.slice(2) +
+    uint256(h.inputAmount) +
+    uint256(h.outputAmount) +
+    uint256(h.originChainId) +
+    uint256(h.depositId) +
+    uint256(h.fillDeadline, 32) +
+    uint256(h.exclusivityDeadline, 32) +
+    MESSAGE_HASH_OFFSET_AND_LENGTH +
+    hash;
+  return keccak256Hex(encoded as Hex);
+}
+
+const word = (n: number) => n.toString(16).padStart(64, "0");
+/** The tuple starts after two head words (its offset, the destination chain id). */
+const TUPLE_OFFSET = word(0x40);
+/** `messageHash` starts after the tuple's 12 head words, and is 32 bytes long. */
+const MESSAGE_HASH_OFFSET_AND_LENGTH = word(12 * 32) + word(32);
+const UINT256_LIMIT = 1n << 256n;
+const UINT32_LIMIT = 2 ** 32;
+
+/** One ABI word of an unsigned integer of `bits` bits (256 or 32); throws outside that range like the ABI encoder. */
+function uint256(value: bigint | number, bits: 256 | 32 = 256): string {
+  const ok =
+    typeof value === "number"
+      ? Number.isInteger(value) && value >= 0 && value < (bits === 32 ? UINT32_LIMIT : Number.MAX_SAFE_INTEGER)
+      : value >= 0n && (bits === 32 ? value < BigInt(UINT32_LIMIT) : value < UINT256_LIMIT);
+  if (!ok) throw new RangeError(`uint${bits} out of range: ${value}`);
+  return value.toString(16).padStart(64, "0");
 }
 
 /** Internal hash computed from a full relay data (hashes its message first). */

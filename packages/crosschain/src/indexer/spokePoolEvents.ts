@@ -4,8 +4,8 @@
  * (the one with `messageHash`, as Across' indexer keys them), so a fill on the destination finds its
  * deposit on the origin.
  */
-import { loadArtifact } from "@platform/chains";
-import { decodeEventLog, type Hex, type Log, toEventSelector } from "viem";
+import { createEventDecoder, loadArtifact } from "@platform/chains";
+import { type AbiEvent, type Hex, type Log, toEventSelector } from "viem";
 import { messageHash as hashMessage, internalRelayHash, type RelayDataWithoutMessage } from "../domain/relayHash.ts";
 
 const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
@@ -30,14 +30,14 @@ export const SPOKE_TOPICS = [...DEPOSIT_EVENTS, ...SETTLEMENT_EVENTS]
   .map((n) => selector(spokeAbi, n))
   .filter((t): t is Hex => t !== undefined);
 
-/**
- * The ABI item of each event we read, by topic: decoding against one item instead of the whole ABI
- * spares viem hashing every event signature of the SpokePool for every log.
- */
-const EVENT_BY_TOPIC = new Map(
-  (spokeAbi as unknown as { type: string; name?: string }[])
+/** A decoder for each event we read, by topic (planned once from the ABI; see createEventDecoder). */
+const DECODER_BY_TOPIC = new Map(
+  (spokeAbi as unknown as AbiEvent[])
     .filter((e) => e.type === "event" && [...DEPOSIT_EVENTS, ...SETTLEMENT_EVENTS].includes(e.name as never))
-    .map((e) => [toEventSelector(e as never), e]),
+    .map((e) => {
+      const decoder = createEventDecoder(e);
+      return [decoder.selector, decoder];
+    }),
 );
 export const CALLS_FAILED_TOPIC = selector(handlerAbi, "CallsFailed") as Hex;
 
@@ -150,11 +150,11 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     blockHash: log.blockHash as Hex,
   };
   if (log.topics[0] === CALLS_FAILED_TOPIC) return { kind: "callsFailed", ...position };
-  const item = EVENT_BY_TOPIC.get(log.topics[0] as Hex);
-  if (!item) return undefined;
+  const decoder = DECODER_BY_TOPIC.get(log.topics[0] as Hex);
+  if (!decoder) return undefined;
   let decoded: { eventName: string; args: Record<string, unknown> };
   try {
-    decoded = decodeEventLog({ abi: [item] as never, data: log.data, topics: log.topics as never }) as never;
+    decoded = { eventName: decoder.name, args: decoder.decode(log.topics, log.data) };
   } catch {
     return undefined;
   }
@@ -227,8 +227,13 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
   }
 }
 
-/** The integrator id the app-sdk appends to deposit calldata (`0x1dc0de` + 2 bytes), if any. */
+/**
+ * The integrator id the app-sdk appends to deposit calldata: `…1dc0de` + 2 bytes at the very end, or
+ * before the swap marker `73c0de` on swap transactions (app-sdk `tagIntegratorId`). Null when absent.
+ */
 export function integratorIdOf(calldata: string): string | null {
-  const i = calldata.toLowerCase().lastIndexOf("1dc0de");
-  return i >= 0 && calldata.length >= i + 10 ? `0x${calldata.slice(i + 6, i + 10).toLowerCase()}` : null;
+  let data = calldata.toLowerCase();
+  if (data.endsWith("73c0de")) data = data.slice(0, -6);
+  const tag = /1dc0de([0-9a-f]{4})$/.exec(data);
+  return tag ? `0x${tag[1]}` : null;
 }

@@ -18,7 +18,9 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { crosschainService } from "../index.ts";
 import { createIndexerStore } from "../store/indexerStore.ts";
+import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
 import { contextChains, makeDeposit } from "../testing/spokePoolActions.ts";
+import { createIntegratorIdPass } from "./integratorIds.ts";
 import { createSpokePoolIndexer } from "./spokePoolIndexer.ts";
 
 const A = 8453;
@@ -37,6 +39,7 @@ beforeAll(async () => {
       amount: parseUnits("2", 6),
       outputAmount: parseUnits("1.9", 6),
       user: i % 3,
+      integratorId: i === 1 ? "0xbeef" : undefined,
     });
   }
 });
@@ -127,4 +130,36 @@ it("halves the log range when the RPC refuses it", async () => {
   } finally {
     await db.drop();
   }
+});
+
+it("a range holding rows already stored goes through the staging table and skips them", async () => {
+  // Rewind the checkpoint without deleting rows: the next COPY meets its own rows again.
+  await t.db.query("UPDATE crosschain.chains SET next_block = start_block WHERE chain_id = $1", [A]);
+  await untilCaughtUp(indexer(t.db));
+  expect((await deposits())[0]).toEqual({ n: "5", distinct: "5" });
+});
+
+it("the integrator-id pass reads the app-sdk tag from the calldata, and refuses to save across a rollback", async () => {
+  const store = createIntegratorIdStore(t.db);
+  const fetcher = createBlockFetcher({ rpcUrl: chainA().rpcUrl, batchSize: 50, concurrency: 1 });
+  const pass = createIntegratorIdPass({ chainId: A, store, fetcher, logger });
+
+  // A read prepared before the indexer rolls back is not saved.
+  const read = await store.unread(A, 100);
+  expect(read?.transactions).toHaveLength(5);
+  const [cp] = await t.db.query<{ next_block: string }>(
+    "SELECT next_block FROM crosschain.chains WHERE chain_id = $1",
+    [A],
+  );
+  await createIndexerStore(t.db).rollbackTo(A, BigInt(cp?.next_block as string) - 1n);
+  expect(await store.save(A, read as NonNullable<typeof read>, [])).toBe(false);
+  await untilCaughtUp(indexer(t.db));
+
+  for (let n = 0; n < 20 && !(await pass.step()); n++) {}
+  expect(await store.unread(A, 100)).toBeUndefined();
+  const rows = await t.db.query<{ integrator_id: string | null }>(
+    "SELECT integrator_id FROM crosschain.deposits WHERE origin_chain_id = $1 ORDER BY deposit_id",
+    [A],
+  );
+  expect(rows.map((r) => r.integrator_id)).toEqual([null, "0xbeef", null, null, null]);
 });

@@ -5,15 +5,28 @@
  * and a chain whose genesis changed (a reset devnet) indexed again from the start. Polls every
  * CROSSCHAIN_POLL_MS (200 ms by default), so a deposit is visible well under a second after its block.
  */
-import { type BlockFetcher, createBlockFetcher, findCommonAncestor, startIndexerLoop } from "@platform/chains";
+import {
+  type BlockFetcher,
+  createBlockFetcher,
+  findCommonAncestor,
+  type IndexerLoop,
+  startIndexerLoop,
+} from "@platform/chains";
 import type { Config, Database, Logger } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
-import { CALLS_FAILED_TOPIC, decodeSpokeLog, integratorIdOf, SPOKE_TOPICS } from "./spokePoolEvents.ts";
+import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
+import { createIntegratorIdPass } from "./integratorIds.ts";
+import { CALLS_FAILED_TOPIC, decodeSpokeLog, SPOKE_TOPICS } from "./spokePoolEvents.ts";
 
 /** How far back a reorg may reach before the chain is indexed again from its start. */
 const FINALITY_DEPTH = 128n;
+/**
+ * Logs one `eth_getLogs` should return: the block range follows the chain's event density so that a
+ * dense history is read in requests of about this size and a sparse one in ranges up to the maximum.
+ */
+const TARGET_LOGS_PER_RANGE = 4_000;
 
 export interface SpokeIndexerStatus {
   chainId: number;
@@ -42,13 +55,17 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   const status: SpokeIndexerStatus = { chainId, state: "starting", head: null, next: null, lastError: null, reorgs: 0 };
   let next = 0n;
   let startBlock = p.startBlock ?? 0n;
-  let range = BigInt(p.maxRange);
+  const maxRange = BigInt(p.maxRange);
+  let range = maxRange < 100n ? maxRange : 100n;
+  /** The head last read; during catch-up the next range is chosen below it without asking again. */
+  let knownHead: bigint | undefined;
   let tip: { number: bigint; hash: string } | undefined;
   let resumed = false;
   const addresses = [chain.spokePool, ...(chain.multicallHandler ? [chain.multicallHandler] : [])];
 
   async function resume(force = false) {
     prefetched = undefined;
+    knownHead = undefined;
     const genesis = await fetcher.block(0n);
     if (!genesis) throw new Error("the RPC has no block 0");
     const cp = await store.checkpoint(chainId);
@@ -72,6 +89,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   async function handleReorg() {
     status.reorgs++;
     prefetched = undefined;
+    knownHead = undefined;
     const deepest = next - 1n - FINALITY_DEPTH;
     const ancestor = await findCommonAncestor({
       from: next - 1n,
@@ -102,7 +120,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
           topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
         },
       ]);
-      if (range < BigInt(p.maxRange)) range = range * 2n > BigInt(p.maxRange) ? BigInt(p.maxRange) : range * 2n;
+      sizeNextRange(to - from + 1n, logs.length);
       return logs.map((l) => ({
         ...l,
         blockNumber: BigInt(l.blockNumber as unknown as string),
@@ -116,23 +134,53 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     }
   }
 
-  /** Everything a range needs from the RPC: decoded logs, the headers of their blocks, deposit calldata. */
+  /** Grows the range towards TARGET_LOGS_PER_RANGE (at most doubling) after a range of `span` blocks gave `count` logs. */
+  function sizeNextRange(span: bigint, count: number) {
+    const fit = count === 0 ? span * 2n : (span * BigInt(TARGET_LOGS_PER_RANGE)) / BigInt(count);
+    const capped = fit > range * 2n ? range * 2n : fit;
+    range = capped < 1n ? 1n : capped > maxRange ? maxRange : capped;
+  }
+
+  /**
+   * Everything a range needs from the RPC: the decoded logs, the hash and time of each block they
+   * came from, and the headers of the range's last block (the next tip) and of the block before the
+   * range (which must still be our stored tip). The two headers are read BEFORE the logs: if the chain
+   * reorganises in between, the stored tip is the old one and the next step notices it and rolls back.
+   */
   async function readRange(from: bigint, to: bigint) {
+    const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
     const logs = await getLogs(from, to);
     const facts = logs.map((l) => decodeSpokeLog(chainId, l)).filter((f) => f !== undefined);
-    const blockNumbers = [...new Set([...facts.map((f) => f.blockNumber), to])];
-    const depositBlocks = [...new Set(facts.filter((f) => f.kind === "deposit").map((f) => f.blockNumber))];
-    // The integrator id is in the deposit's calldata: one full-block read per block with deposits.
-    const [headers, inputs] = await Promise.all([
-      fetcher.blocksByNumber(blockNumbers),
-      fetcher.transactionInputs(depositBlocks),
-    ]);
-    const byNumber = new Map(headers.map((h) => [h.number, h]));
-    // Every log must come from the block we store for its number, or the chain moved under us: retry.
-    for (const f of facts) {
-      if (byNumber.get(f.blockNumber)?.hash !== f.blockHash) throw new Error("chain changed while reading a range");
+    const blocks = new Map<bigint, RangeData["blocks"][number]>();
+    for (const h of bounds)
+      if (h.number >= from) blocks.set(h.number, { number: h.number, hash: h.hash as Hex, timestamp: h.timestamp });
+    const untimed: bigint[] = [];
+    for (const l of logs) {
+      const n = l.blockNumber as bigint;
+      const known = blocks.get(n);
+      // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
+      if (known && known.hash !== l.blockHash) throw new Error("chain changed while reading a range");
+      if (known) continue;
+      const timestamp = (l as { blockTimestamp?: string }).blockTimestamp;
+      if (timestamp === undefined) untimed.push(n);
+      blocks.set(n, {
+        number: n,
+        hash: l.blockHash as Hex,
+        timestamp: timestamp === undefined ? 0 : Number(timestamp),
+      });
     }
-    return { facts, byNumber, headers, inputs };
+    // Nodes without `blockTimestamp` in their logs (it came in 2025): read those blocks' headers.
+    for (const h of untimed.length ? await fetcher.blocksByNumber([...new Set(untimed)]) : []) {
+      const b = blocks.get(h.number);
+      if (b?.hash !== h.hash) throw new Error("chain changed while reading a range");
+      b.timestamp = h.timestamp;
+    }
+    return {
+      facts,
+      blocks: [...blocks.values()],
+      before: bounds.find((h) => h.number === from - 1n),
+      end: bounds.find((h) => h.number === to),
+    };
   }
   let prefetched: { from: bigint; to: bigint; result: ReturnType<typeof readRange> } | undefined;
 
@@ -142,16 +190,18 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       await resume();
       resumed = true;
     }
-    const head = await fetcher.blockNumber();
-    status.head = head;
-    if (tip) {
-      const onChain = next - 1n <= head ? await fetcher.block(tip.number) : undefined;
-      if (!onChain || onChain.hash !== tip.hash) {
+    if (knownHead === undefined || next > knownHead) {
+      knownHead = await fetcher.blockNumber();
+      status.head = knownHead;
+    }
+    const head = knownHead;
+    if (next > head) {
+      // Nothing new: check that our tip is still on the chain (a reorg can keep the height).
+      const onChain = tip ? await fetcher.block(tip.number) : undefined;
+      if (tip && onChain?.hash !== tip.hash) {
         await handleReorg();
         return false;
       }
-    }
-    if (next > head) {
       status.state = "following";
       return true;
     }
@@ -162,6 +212,10 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
         ? await prefetched.result
         : await readRange(next, to);
     prefetched = undefined;
+    if (tip && fetched.before?.hash !== tip.hash) {
+      await handleReorg();
+      return false;
+    }
     // Read the following range while this one is written.
     if (to < head) {
       const from2 = to + 1n;
@@ -170,14 +224,13 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       result.catch(() => {}); // a failed prefetch is simply read again
       prefetched = { from: from2, to: to2, result };
     }
-    const { facts, byNumber, headers, inputs } = fetched;
-    const end = byNumber.get(to);
+    const { facts, blocks, end } = fetched;
     if (!end) throw new Error(`block ${to} is missing`);
     const deposits = facts.filter((f) => f.kind === "deposit");
     const failedTxs = new Set(facts.filter((f) => f.kind === "callsFailed").map((f) => f.txHash));
     const data: RangeData = {
-      blocks: headers.map((h) => ({ number: h.number, hash: h.hash as Hex, timestamp: h.timestamp })),
-      deposits: deposits.map((d) => ({ ...d, integratorId: integratorIdOf(inputs.get(d.txHash.toLowerCase()) ?? "") })),
+      blocks,
+      deposits,
       fills: facts.filter((f) => f.kind === "fill").map((f) => ({ ...f, callsFailed: failedTxs.has(f.txHash) })),
       slowFills: facts.filter((f) => f.kind === "slowFillRequest"),
       speedUps: facts.filter((f) => f.kind === "speedUp"),
@@ -231,17 +284,30 @@ export function startSpokePoolIndexers(p: {
 }) {
   const controller = new AbortController();
   const store = createIndexerStore(p.db);
-  const indexers = p.chains.map((chain) =>
-    createSpokePoolIndexer({
+  const integratorIds = createIntegratorIdStore(p.db);
+  const loops: IndexerLoop[] = [];
+  const indexers = p.chains.map((chain) => {
+    const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 });
+    const indexer = createSpokePoolIndexer({
       chain,
       store,
-      fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 }),
+      fetcher,
       maxRange: p.config.crosschainLogRange,
       logger: p.logger,
       onStored: p.onStored,
-    }),
-  );
-  const loops = indexers.map((i) => i.run(controller.signal, p.config.crosschainPollMs));
+    });
+    loops.push(indexer.run(controller.signal, p.config.crosschainPollMs));
+    const pass = createIntegratorIdPass({ chainId: chain.chainId, store: integratorIds, fetcher, logger: p.logger });
+    loops.push(
+      startIndexerLoop({
+        signal: controller.signal,
+        pollMs: p.config.crosschainPollMs,
+        logger: p.logger.child({ chainId: chain.chainId, job: "crosschain-integrator-ids" }),
+        step: pass.step,
+      }),
+    );
+    return indexer;
+  });
   return {
     indexers,
     async stop() {

@@ -29,6 +29,8 @@ export async function makeDeposit(
     recipient?: `0x${string}`;
     fillDeadlineOffset?: number;
     message?: Hex;
+    /** 2-byte integrator id appended to the calldata the way the app-sdk does (`1dc0de` + id). */
+    integratorId?: Hex;
   },
 ): Promise<MadeDeposit> {
   const user = f.accounts.users[o.user ?? 0];
@@ -52,6 +54,7 @@ export async function makeDeposit(
   const fillDeadline = now + (o.fillDeadlineOffset ?? 3600);
   const message = o.message ?? "0x";
   const hash = await wallet.writeContract({
+    dataSuffix: o.integratorId ? `0x1dc0de${o.integratorId.slice(2)}` : undefined,
     address: origin.contracts.spokePool,
     abi: spokeAbi,
     functionName: "deposit",

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CopyValue, copyHexField, copyText } from "./copyText.ts";
 import { loadMigrations, migrate } from "./migrate.ts";
 import { createTestDatabase, type TestDatabase } from "./testDatabase.ts";
 
@@ -36,6 +37,21 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
     ]);
     expect(row?.b.equals(Buffer.from([1, 2, 255]))).toBe(true);
     expect(row?.ts.toISOString()).toBe("2026-01-02T03:04:05.678Z");
+  });
+
+  it("bulk-loads COPY text in and out of a transaction, escapes included", async () => {
+    await t.db.exec("CREATE TABLE copy_probe (n numeric(78), b bytea, s text, f boolean, x bigint)");
+    const rows: CopyValue[][] = [[2n ** 255n, Buffer.from("00ff", "hex"), "tab\there\nnew \\ back", true, null]];
+    await t.db.copyFrom("COPY copy_probe (n, b, s, f, x) FROM STDIN", copyText(rows));
+    const handBuilt = `0\t${copyHexField("0xdead")}\t\tf\t9007199254740993\n`;
+    await t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n, b, s, f, x) FROM STDIN", handBuilt));
+    expect(await t.db.query("SELECT * FROM copy_probe ORDER BY n DESC")).toEqual([
+      { n: (2n ** 255n).toString(), b: Buffer.from("00ff", "hex"), s: "tab\there\nnew \\ back", f: true, x: null },
+      { n: "0", b: Buffer.from("dead", "hex"), s: "", f: false, x: "9007199254740993" },
+    ]);
+    await expect(
+      t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n) FROM STDIN", copyText([["not a number"]]))),
+    ).rejects.toThrow(/numeric/);
   });
 
   it("rolls back a failed transaction", async () => {

@@ -11,6 +11,11 @@ export interface Queryable {
   query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
+  /**
+   * Bulk load: runs `statement` (`COPY table (columns) FROM STDIN`, text format) with `data` as its
+   * input (see `copyText`). On PGlite the input is passed as the query's blob.
+   */
+  copyFrom(statement: string, data: string): Promise<void>;
 }
 
 export interface Database extends Queryable {

@@ -15,6 +15,11 @@ function wrap(target: Pick<PGlite, "query" | "exec">): Queryable {
     async exec(script: string) {
       await target.exec(script);
     },
+    async copyFrom(statement: string, data: string) {
+      // PGlite reads COPY input from the virtual file /dev/blob, filled from the query's blob option.
+      const fromBlob = statement.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'");
+      await target.query(fromBlob, [], { blob: new Blob([data]) });
+    },
   };
 }
 

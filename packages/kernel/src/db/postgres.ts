@@ -1,4 +1,7 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg from "pg";
+import { from as copyFromStdin } from "pg-copy-streams";
 import type { CreateDatabaseParameters, Database, Queryable } from "./database.ts";
 import { typeParsers } from "./typeParsers.ts";
 
@@ -18,6 +21,15 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     },
     async exec(script: string) {
       await client.query(script);
+    },
+    async copyFrom(statement: string, data: string) {
+      // A pool hands COPY one client of its own; a transaction's client is used as is.
+      const c = client instanceof pg.Pool ? await client.connect() : client;
+      try {
+        await pipeline(Readable.from([data]), c.query(copyFromStdin(statement)));
+      } finally {
+        if (c !== client) (c as pg.PoolClient).release();
+      }
     },
   };
 }

@@ -1,0 +1,142 @@
+/**
+ * Event log decoding driven by an ABI event item, for indexers that decode hundreds of thousands of logs.
+ * viem's `decodeEventLog` recomputes the event selector (a Keccak of its signature) and converts the
+ * data to bytes for every log; this decoder plans each event once and then slices the hex words. It
+ * handles the types events carry in practice (uint/int, address, bool, bytesN, bytes, string and
+ * static tuples of those) and hands anything else (arrays, dynamic tuples) to viem, so results are
+ * always viem's: numbers for integers of ≤ 48 bits, bigints above, checksummed addresses.
+ *
+ * @example
+ * const decoder = createEventDecoder(spokePoolAbi.find((e) => e.name === "FundsDeposited"));
+ * const args = decoder.decode(log.topics, log.data);
+ */
+import { type AbiEvent, decodeEventLog, getAddress, type Hex, toEventSelector } from "viem";
+
+interface Param {
+  name?: string;
+  type: string;
+  indexed?: boolean;
+  components?: readonly Param[];
+}
+
+/** Reads one value from `hex` (no 0x) at word `index`; `base` is the word where its enclosing tuple starts. */
+type WordReader = (hex: string, index: number, base: number) => unknown;
+
+export interface EventDecoder {
+  name: string;
+  selector: Hex;
+  /** The event's arguments by name; throws when the log does not fit the event. */
+  decode(topics: readonly Hex[], data: Hex): Record<string, unknown>;
+}
+
+const wordAt = (hex: string, i: number): string => {
+  const w = hex.slice(i * 64, i * 64 + 64);
+  if (w.length !== 64) throw new RangeError("log data is shorter than the event's layout");
+  return w;
+};
+
+const ZEROS = "0".repeat(64);
+
+function integer(bits: number, signed: boolean) {
+  // Unsigned integers of ≤ 48 bits (timestamps, deadlines, enums) are most of what events carry:
+  // read them as a Number straight from the low hex digits when the high ones are zero.
+  const lowDigits = Math.ceil(bits / 4);
+  const fast = !signed && bits <= 48;
+  return (w: string): bigint | number => {
+    if (fast && w.startsWith(ZEROS.slice(lowDigits))) {
+      const n = Number.parseInt(w.slice(64 - lowDigits), 16);
+      if (n < 2 ** bits) return n;
+    }
+    const raw = BigInt(`0x${w}`);
+    const value = signed ? BigInt.asIntN(bits, raw) : raw;
+    if (value !== (signed ? BigInt.asIntN(bits, value) : BigInt.asUintN(bits, value))) {
+      throw new RangeError("integer out of range");
+    }
+    return bits <= 48 ? Number(value) : value;
+  };
+}
+
+/** A reader of one static word, or undefined when the type is not a single static word. */
+function staticWord(type: string): ((w: string) => unknown) | undefined {
+  const int = /^(u?)int(\d*)$/.exec(type);
+  if (int) return integer(Number(int[2] || 256), int[1] !== "u");
+  if (type === "address") return (w) => getAddress(`0x${w.slice(24)}`);
+  if (type === "bool") return (w) => BigInt(`0x${w}`) !== 0n;
+  const fixed = /^bytes(\d+)$/.exec(type);
+  if (fixed) return (w) => `0x${w.slice(0, Number(fixed[1]) * 2)}`;
+  return undefined;
+}
+
+/** Plans a parameter: [reader, words it occupies in the head]; undefined when unsupported. */
+function plan(p: Param): [WordReader, number] | undefined {
+  const word = staticWord(p.type);
+  if (word) return [(hex, i) => word(wordAt(hex, i)), 1];
+  if (p.type === "bytes" || p.type === "string") {
+    const read: WordReader = (hex, i, base) => {
+      const start = base + Number(BigInt(`0x${wordAt(hex, i)}`)) / 32;
+      const length = Number(BigInt(`0x${wordAt(hex, start)}`));
+      const body = hex.slice((start + 1) * 64, (start + 1) * 64 + length * 2);
+      if (body.length !== length * 2) throw new RangeError("log data is shorter than a dynamic value");
+      return p.type === "bytes" ? `0x${body}` : Buffer.from(body, "hex").toString("utf8");
+    };
+    return [read, 1];
+  }
+  if (p.type === "tuple" && p.components) {
+    // Only tuples of single static words are laid out inline; other tuples go to viem.
+    const words = p.components.map((c) => staticWord(c.type));
+    if (words.some((w) => !w)) return undefined;
+    const names = p.components.map((c) => c.name ?? "");
+    const read: WordReader = (hex, i) =>
+      Object.fromEntries(words.map((w, k) => [names[k], (w as (w: string) => unknown)(wordAt(hex, i + k))]));
+    return [read, words.length];
+  }
+  return undefined;
+}
+
+/** Plans `event` once; see the module comment for what is decoded here and what goes to viem. */
+export function createEventDecoder(event: AbiEvent): EventDecoder {
+  const selector = toEventSelector(event);
+  const inputs = event.inputs as readonly Param[];
+  const topicReaders: [string, (w: string) => unknown][] = [];
+  const dataReaders: [string, WordReader, number][] = [];
+  let offset = 0;
+  let fast = true;
+  for (const input of inputs) {
+    if (input.indexed) {
+      // Indexed dynamic values are stored as their hash, which viem returns as is.
+      const word = staticWord(input.type) ?? ((w: string) => `0x${w}`);
+      topicReaders.push([input.name ?? "", word]);
+      continue;
+    }
+    const planned = plan(input);
+    if (!planned) {
+      fast = false;
+      break;
+    }
+    dataReaders.push([input.name ?? "", planned[0], offset]);
+    offset += planned[1];
+  }
+  if (!fast) {
+    return {
+      name: event.name,
+      selector,
+      decode: (topics, data) =>
+        decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
+    };
+  }
+  return {
+    name: event.name,
+    selector,
+    decode(topics, data) {
+      if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
+      if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");
+      const args: Record<string, unknown> = {};
+      topicReaders.forEach(([name, read], k) => {
+        args[name] = read((topics[k + 1] as string).slice(2));
+      });
+      const hex = data.slice(2);
+      for (const [name, read, index] of dataReaders) args[name] = read(hex, index, 0);
+      return args;
+    },
+  };
+}

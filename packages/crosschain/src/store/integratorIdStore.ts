@@ -1,0 +1,100 @@
+/**
+ * Reads and writes of the integrator-id pass (see indexer/integratorIds.ts): which deposits it has not
+ * read yet, and their ids saved together with its moved checkpoint in one transaction, refused when the
+ * indexer rolled back in the meantime (the `rollbacks` counter changed).
+ */
+import type { Database } from "@platform/kernel";
+import type { Hex } from "viem";
+
+export interface UnreadDeposits {
+  /** The pass's checkpoint when read, and the indexer's rollback counter then. */
+  from: bigint;
+  rollbacks: number;
+  /** The checkpoint to save once these deposits are read. */
+  until: bigint;
+  /** The deposits' transactions, with the hash of the block the indexer stored each from. */
+  transactions: { txHash: Hex; blockNumber: bigint; blockHash: Hex }[];
+}
+
+const hex = (b: Buffer) => `0x${b.toString("hex")}` as Hex;
+
+export function createIntegratorIdStore(db: Database) {
+  return {
+    /** Up to about `limit` deposit transactions after the pass's checkpoint, whole blocks only; undefined when none. */
+    async unread(chainId: number, limit: number): Promise<UnreadDeposits | undefined> {
+      const [chain] = await db.query<{ from: string; next_block: string; rollbacks: number }>(
+        `SELECT COALESCE(integrator_next_block, start_block) AS from, next_block, rollbacks
+         FROM crosschain.chains WHERE chain_id = $1`,
+        [chainId],
+      );
+      if (!chain || BigInt(chain.from) >= BigInt(chain.next_block)) return undefined;
+      const rows = await db.query<{ tx_hash: Buffer; block_number: string; hash: Buffer }>(
+        `SELECT DISTINCT d.tx_hash, d.block_number, b.hash FROM crosschain.deposits d
+           JOIN crosschain.blocks b ON b.chain_id = d.origin_chain_id AND b.number = d.block_number
+         WHERE d.origin_chain_id = $1 AND d.block_number >= $2 AND d.block_number < $3
+         ORDER BY d.block_number LIMIT $4`,
+        [chainId, chain.from, chain.next_block, limit + 1],
+      );
+      let until = BigInt(chain.next_block);
+      let kept = rows;
+      if (rows.length > limit) {
+        // Stop before the last block read, which may have more deposits than fitted the limit.
+        const last = (rows.at(-1) as (typeof rows)[number]).block_number;
+        kept = rows.filter((r) => r.block_number !== last);
+        until = BigInt(last);
+        if (kept.length === 0) {
+          // One block with more deposit transactions than the limit: read it whole.
+          kept = await db.query(
+            `SELECT DISTINCT d.tx_hash, d.block_number, b.hash FROM crosschain.deposits d
+               JOIN crosschain.blocks b ON b.chain_id = d.origin_chain_id AND b.number = d.block_number
+             WHERE d.origin_chain_id = $1 AND d.block_number = $2`,
+            [chainId, last],
+          );
+          until = BigInt(last) + 1n;
+        }
+      }
+      return {
+        from: BigInt(chain.from),
+        rollbacks: chain.rollbacks,
+        until,
+        transactions: kept.map((r) => ({
+          txHash: hex(r.tx_hash),
+          blockNumber: BigInt(r.block_number),
+          blockHash: hex(r.hash),
+        })),
+      };
+    },
+
+    /** Saves the ids read for `read` and moves the checkpoint to `read.until`; false when the indexer rolled back since. */
+    async save(
+      chainId: number,
+      read: UnreadDeposits,
+      ids: { txHash: Hex; integratorId: string | null }[],
+    ): Promise<boolean> {
+      return db.transaction(async (tx) => {
+        const [chain] = await tx.query<{ from: string; rollbacks: number }>(
+          `SELECT COALESCE(integrator_next_block, start_block) AS from, rollbacks FROM crosschain.chains
+           WHERE chain_id = $1 FOR UPDATE`,
+          [chainId],
+        );
+        if (!chain || BigInt(chain.from) !== read.from || chain.rollbacks !== read.rollbacks) return false;
+        const found = ids.filter((i) => i.integratorId !== null);
+        if (found.length) {
+          await tx.query(
+            `UPDATE crosschain.deposits d SET integrator_id = x.id
+             FROM unnest($2::text[], $3::text[]) AS x(tx, id)
+             WHERE d.origin_chain_id = $1 AND d.tx_hash = decode(x.tx, 'hex')`,
+            [chainId, found.map((i) => i.txHash.slice(2)), found.map((i) => i.integratorId)],
+          );
+        }
+        await tx.query("UPDATE crosschain.chains SET integrator_next_block = $2 WHERE chain_id = $1", [
+          chainId,
+          read.until.toString(),
+        ]);
+        return true;
+      });
+    },
+  };
+}
+
+export type IntegratorIdStore = ReturnType<typeof createIntegratorIdStore>;
