@@ -71,11 +71,13 @@ if (parts.includes("fees")) {
   );
 }
 if (parts.includes("backfill")) {
-  const r = await backfillBenchmark(Number(process.env.BENCH_BACKFILL_DEPOSITS ?? 100_000), 10);
+  const r = await backfillBenchmark(Number(process.env.BENCH_BACKFILL_DEPOSITS ?? 100_000), 5_000);
   if (r) {
     results.backfill = r;
     process.stdout.write(
-      `backfill of ${r.deposits} deposits (${r.blocks} blocks, ranges of ${r.range}): ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} %\n`,
+      `backfill of ${r.deposits} deposits (${r.blocks} blocks): ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} % ` +
+        `(CPU s: indexer process ${r.cpuSec.thisProcess}, machine ${r.cpuSec.machine}); ` +
+        `integrator-id pass ${r.integratorIdPass.depositsPerSec} deposits/s\n`,
     );
   }
 }

@@ -8,12 +8,62 @@
  */
 import type { BlockFetcher, Logger } from "@platform/chains";
 import type { Hex } from "viem";
-import type { IntegratorIdStore } from "../store/integratorIdStore.ts";
+import type { IntegratorIdStore, UnreadDeposits } from "../store/integratorIdStore.ts";
 import { integratorIdOf } from "./spokePoolEvents.ts";
 
-/** Deposit transactions read per round (one JSON-RPC batch per BATCH of them). */
+/** Deposit transactions read per round. */
 const ROUND = 2_000;
+/** Transactions per JSON-RPC batch request. */
 const BATCH = 250;
+/** A block with at least this many deposit transactions is read whole (one call instead of one per transaction). */
+const WHOLE_BLOCK = 16;
+
+interface TxInput {
+  input: string;
+  blockHash: Hex;
+}
+
+/** The calldata and block hash of `transactions`: dense blocks read whole, the rest by hash. */
+async function readInputs(fetcher: BlockFetcher, transactions: UnreadDeposits["transactions"]) {
+  const out = new Map<Hex, TxInput>();
+  const perBlock = new Map<bigint, number>();
+  for (const t of transactions) perBlock.set(t.blockNumber, (perBlock.get(t.blockNumber) ?? 0) + 1);
+  const whole = [...perBlock].filter(([, n]) => n >= WHOLE_BLOCK).map(([b]) => b);
+  const single = transactions.filter((t) => (perBlock.get(t.blockNumber) ?? 0) < WHOLE_BLOCK);
+  type RpcTx = { hash: string; input: string; blockHash: string | null };
+  // Full blocks are large: one per request, a few requests in flight.
+  let next = 0;
+  const worker = async () => {
+    while (next < whole.length) {
+      const n = whole[next++] as bigint;
+      const block = await fetcher.call<{ transactions: RpcTx[] } | null>("eth_getBlockByNumber", [
+        `0x${n.toString(16)}`,
+        true,
+      ]);
+      for (const tx of block?.transactions ?? []) {
+        out.set(tx.hash.toLowerCase() as Hex, {
+          input: tx.input,
+          blockHash: (tx.blockHash ?? "").toLowerCase() as Hex,
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, whole.length) }, worker));
+  for (let i = 0; i < single.length; i += BATCH) {
+    const chunk = single.slice(i, i + BATCH);
+    const txs = await fetcher.batch<RpcTx | null>(
+      chunk.map((t) => ({ method: "eth_getTransactionByHash", params: [t.txHash] })),
+    );
+    for (const tx of txs) {
+      if (tx)
+        out.set(tx.hash.toLowerCase() as Hex, {
+          input: tx.input,
+          blockHash: (tx.blockHash ?? "").toLowerCase() as Hex,
+        });
+    }
+  }
+  return out;
+}
 
 export interface CreateIntegratorIdPassParameters {
   chainId: number;
@@ -29,19 +79,14 @@ export function createIntegratorIdPass(p: CreateIntegratorIdPassParameters) {
       const read = await p.store.unread(p.chainId, ROUND);
       if (!read) return true;
       const ids: { txHash: Hex; integratorId: string | null }[] = [];
-      for (let i = 0; i < read.transactions.length; i += BATCH) {
-        const chunk = read.transactions.slice(i, i + BATCH);
-        const txs = await p.fetcher.batch<{ input: string; blockHash: string | null } | null>(
-          chunk.map((t) => ({ method: "eth_getTransactionByHash", params: [t.txHash] })),
-        );
-        for (const [k, t] of chunk.entries()) {
-          const tx = txs[k];
-          if (!tx || tx.blockHash?.toLowerCase() !== t.blockHash) {
-            p.logger.debug?.({ chainId: p.chainId, txHash: t.txHash }, "deposit moved (reorg?): integrator ids wait");
-            return true;
-          }
-          ids.push({ txHash: t.txHash, integratorId: integratorIdOf(tx.input) });
+      const inputs = await readInputs(p.fetcher, read.transactions);
+      for (const t of read.transactions) {
+        const tx = inputs.get(t.txHash);
+        if (!tx || tx.blockHash !== t.blockHash) {
+          p.logger.debug?.({ chainId: p.chainId, txHash: t.txHash }, "deposit moved (reorg?): integrator ids wait");
+          return true;
         }
+        ids.push({ txHash: t.txHash, integratorId: integratorIdOf(tx.input) });
       }
       await p.store.save(p.chainId, read, ids);
       return false;

@@ -26,7 +26,7 @@ const FINALITY_DEPTH = 128n;
  * Logs one `eth_getLogs` should return: the block range follows the chain's event density so that a
  * dense history is read in requests of about this size and a sparse one in ranges up to the maximum.
  */
-const TARGET_LOGS_PER_RANGE = 4_000;
+export const TARGET_LOGS_PER_RANGE = 4_000;
 
 export interface SpokeIndexerStatus {
   chainId: number;

@@ -28,36 +28,27 @@ export function createIntegratorIdStore(db: Database) {
         [chainId],
       );
       if (!chain || BigInt(chain.from) >= BigInt(chain.next_block)) return undefined;
+      // Whole blocks only: stop before the block holding the (limit+1)-th deposit after the checkpoint
+      // (or just after it, when that one block alone holds more than the limit).
+      const [bound] = await db.query<{ block_number: string }>(
+        `SELECT block_number FROM crosschain.deposits
+         WHERE origin_chain_id = $1 AND block_number >= $2 AND block_number < $3
+         ORDER BY block_number OFFSET $4 LIMIT 1`,
+        [chainId, chain.from, chain.next_block, limit],
+      );
+      let until = bound ? BigInt(bound.block_number) : BigInt(chain.next_block);
+      if (until === BigInt(chain.from)) until += 1n;
       const rows = await db.query<{ tx_hash: Buffer; block_number: string; hash: Buffer }>(
         `SELECT DISTINCT d.tx_hash, d.block_number, b.hash FROM crosschain.deposits d
            JOIN crosschain.blocks b ON b.chain_id = d.origin_chain_id AND b.number = d.block_number
-         WHERE d.origin_chain_id = $1 AND d.block_number >= $2 AND d.block_number < $3
-         ORDER BY d.block_number LIMIT $4`,
-        [chainId, chain.from, chain.next_block, limit + 1],
+         WHERE d.origin_chain_id = $1 AND d.block_number >= $2 AND d.block_number < $3`,
+        [chainId, chain.from, until.toString()],
       );
-      let until = BigInt(chain.next_block);
-      let kept = rows;
-      if (rows.length > limit) {
-        // Stop before the last block read, which may have more deposits than fitted the limit.
-        const last = (rows.at(-1) as (typeof rows)[number]).block_number;
-        kept = rows.filter((r) => r.block_number !== last);
-        until = BigInt(last);
-        if (kept.length === 0) {
-          // One block with more deposit transactions than the limit: read it whole.
-          kept = await db.query(
-            `SELECT DISTINCT d.tx_hash, d.block_number, b.hash FROM crosschain.deposits d
-               JOIN crosschain.blocks b ON b.chain_id = d.origin_chain_id AND b.number = d.block_number
-             WHERE d.origin_chain_id = $1 AND d.block_number = $2`,
-            [chainId, last],
-          );
-          until = BigInt(last) + 1n;
-        }
-      }
       return {
         from: BigInt(chain.from),
         rollbacks: chain.rollbacks,
         until,
-        transactions: kept.map((r) => ({
+        transactions: rows.map((r) => ({
           txHash: hex(r.tx_hash),
           blockNumber: BigInt(r.block_number),
           blockHash: hex(r.hash),
