@@ -42,6 +42,11 @@ export interface DevnetContracts {
   /** Leaf implementation: withdraw funds from a clone. */
   withdrawImplementation: Address;
   adminWithdrawManager: Address;
+  /** HubPool (with its LP token factory): the LP pools whose utilization prices the LP fee of a quote. */
+  hubPool: Address;
+  lpTokenFactory: Address;
+  /** AcrossConfigStore: each token's rate model (`l1TokenConfig`), read for the LP fee. */
+  configStore: Address;
   uniswapV2Factory: Address;
   uniswapV2Router02: Address;
 }
@@ -107,6 +112,28 @@ const POOLS = [
   { name: "WBTC/WETH", a: "WBTC", b: "WETH", amountA: "20", amountB: "600" },
 ] as const;
 
+/**
+ * HubPool liquidity the admin provides per token (whole units; WETH as ETH): at least the relayer's
+ * balances, so the pool does not cap the limits below what the relayer can fill.
+ */
+const HUB_LIQUIDITY: Record<Erc20Symbol | "WETH", string> = {
+  USDC: "10000000",
+  USDT: "8000000",
+  DAI: "8000000",
+  WBTC: "500",
+  WETH: "3000",
+};
+/**
+ * Rate model of every token in the config store: the anchor's README example (UBar 65 %, R0 0, R1 8 %,
+ * R2 100 %), so the LP fee grows with the share of the pool a deposit uses.
+ */
+export const DEVNET_RATE_MODEL = {
+  UBar: "650000000000000000",
+  R0: "0",
+  R1: "80000000000000000",
+  R2: "1000000000000000000",
+} as const;
+
 const DEPLOY_GAS = 12_000_000n;
 const CALL_GAS = 600_000n;
 
@@ -146,8 +173,8 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     txs.push({ label, from: admin, nonce, data, gas: DEPLOY_GAS });
     return getContractAddress({ from: admin.address, nonce: BigInt(nonce) });
   };
-  const send = (label: string, from: DevnetAccount, to: Address, data: Hex, value?: bigint): void => {
-    txs.push({ label, from, nonce: next(from), to, data, value, gas: CALL_GAS });
+  const send = (label: string, from: DevnetAccount, to: Address, data: Hex, value?: bigint, gas = CALL_GAS): void => {
+    txs.push({ label, from, nonce: next(from), to, data, value, gas });
   };
 
   const weth9 = create("WETH9", deploy("WETH9"));
@@ -273,6 +300,41 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     send(`WETH deposit ${who.name}`, who, weth9, call("WETH9", "deposit"), WRAP_ETH[kind]);
   }
 
+  // The HubPool side of Across: LP pools for every token and their rate models. Deployed on every chain
+  // like the rest of the template; the crosschain service uses the hub chain's (chain 1 when present).
+  const lpTokenFactory = create("LpTokenFactory", deploy("LpTokenFactory"));
+  // No UMA Finder or Timer: they only serve root bundle proposals and tests; HubPool time is block time.
+  const hubPool = create("HubPool", deploy("HubPool", [lpTokenFactory, zeroAddress, weth9, zeroAddress]));
+  const configStore = create("AcrossConfigStore", deploy("AcrossConfigStore"));
+  const rateConfig = JSON.stringify({ rateModel: DEVNET_RATE_MODEL });
+  for (const t of [
+    { symbol: "WETH" as const, decimals: 18, address: weth9 },
+    ...ERC20_SPECS.map((x) => ({ ...x, address: tokenAddr[x.symbol] })),
+  ]) {
+    // Enabling a token creates its LP token (a contract deployment).
+    send(
+      `HubPool enable ${t.symbol}`,
+      admin,
+      hubPool,
+      call("HubPool", "enableL1TokenForLiquidityProvision", [t.address]),
+      undefined,
+      DEPLOY_GAS,
+    );
+    send(
+      `ConfigStore ${t.symbol}`,
+      admin,
+      configStore,
+      call("AcrossConfigStore", "updateTokenConfig", [t.address, rateConfig]),
+    );
+    const amount = parseUnits(HUB_LIQUIDITY[t.symbol], t.decimals);
+    if (t.symbol === "WETH") {
+      send("HubPool addLiquidity WETH", admin, hubPool, call("HubPool", "addLiquidity", [weth9, amount]), amount);
+    } else {
+      send(`${t.symbol} approve HubPool`, admin, t.address, call("ExpandedERC20", "approve", [hubPool, amount]));
+      send(`HubPool addLiquidity ${t.symbol}`, admin, hubPool, call("HubPool", "addLiquidity", [t.address, amount]));
+    }
+  }
+
   const tokens: DevnetToken[] = [
     { symbol: "WETH", name: "Wrapped Ether", decimals: 18, address: weth9 },
     ...ERC20_SPECS.map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: tokenAddr[t.symbol] })),
@@ -294,6 +356,9 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     counterfactualDepositSpokePool,
     withdrawImplementation,
     adminWithdrawManager,
+    hubPool,
+    lpTokenFactory,
+    configStore,
     uniswapV2Factory,
     uniswapV2Router02,
   };

@@ -19,6 +19,7 @@ export {
   type DevnetPool,
   type DevnetToken,
   FILL_DEADLINE_BUFFER,
+  DEVNET_RATE_MODEL,
   INITIAL_DEPOSIT_ID,
   pairAddress,
 } from "./deploy.ts";

@@ -9,9 +9,14 @@ import { encodeAbiParameters, parseAbi, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { minDepositForFees } from "../domain/fees/limits.ts";
+import { computeLpFee, parseL1TokenConfig, resolveRateModel } from "../domain/fees/lpFee.ts";
 import { type QuoteTestService, startQuoteTestService } from "../quotes/testing.ts";
 import { quoteSuggestedFees } from "./suggestedFees.ts";
 
+const hubPoolAbi = parseAbi([
+  "function pooledTokens(address) view returns (address, bool, uint32, int256, uint256, uint256)",
+  "function l1TokenConfig(address) view returns (string)",
+]);
 const erc20 = parseAbi([
   "function balanceOf(address) view returns (uint256)",
   "function transfer(address, uint256) returns (bool)",
@@ -106,8 +111,30 @@ describe("GET /suggested-fees: the quote", () => {
     expect([b.relayFeePct, b.relayFeeTotal]).toEqual([b.totalRelayFee.pct, b.totalRelayFee.total]);
     expect([b.capitalFeePct, b.capitalFeeTotal]).toEqual([b.relayerCapitalFee.pct, b.relayerCapitalFee.total]);
     expect([b.relayGasFeePct, b.relayGasFeeTotal]).toEqual([b.relayerGasFee.pct, b.relayerGasFee.total]);
+    // LP fee: the rate model and utilization of the HubPool's USDC pool on the hub chain (chain 1).
     expect(b.lpFeePct).toBe("0");
-    expect(b.lpFee).toEqual({ pct: "0", total: "0" });
+    const hub = t.devnet.chain(1);
+    const [, , , utilizedReserves, liquidReserves] = await t.devnet.publicClient(1).readContract({
+      address: hub.contracts.hubPool,
+      abi: hubPoolAbi,
+      functionName: "pooledTokens",
+      args: [token(1, "USDC").address],
+    });
+    const config = await t.devnet.publicClient(1).readContract({
+      address: hub.contracts.configStore,
+      abi: hubPoolAbi,
+      functionName: "l1TokenConfig",
+      args: [token(1, "USDC").address],
+    });
+    const expectedLp = computeLpFee({
+      amount,
+      inputDecimals: 6,
+      l1Decimals: 6,
+      reserves: { liquidReserves, utilizedReserves },
+      rateModel: resolveRateModel(parseL1TokenConfig(config), ORIGIN, DEST),
+    });
+    expect(expectedLp.total).toBeGreaterThan(0n);
+    expect(b.lpFee).toEqual({ pct: expectedLp.pct.toString(), total: expectedLp.total.toString() });
     for (const fee of [b.totalRelayFee, b.relayerCapitalFee, b.relayerGasFee]) {
       expect(big(fee.total)).toBe((amount * big(fee.pct)) / WAD);
     }
@@ -142,6 +169,13 @@ describe("GET /suggested-fees: the quote", () => {
     });
     expect(b.outputToken).toEqual({ address: token(DEST, "USDC").address, symbol: "USDC", decimals: 6, chainId: DEST });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("charges a larger LP fee share for a deposit that uses more of the pool (utilization)", async () => {
+    const small = await quote("USDC", parseUnits("1000", 6));
+    const large = await quote("USDC", parseUnits("2000000", 6));
+    expect(large.status, JSON.stringify(large.body)).toBe(200);
+    expect(BigInt(large.body.lpFee.pct)).toBeGreaterThan(BigInt(small.body.lpFee.pct) * 100n);
   });
 
   it("bounds limits by the relayer's destination balance × 0.8, for tokens of any decimals", async () => {

@@ -11,7 +11,7 @@ import { Type } from "typebox";
 import type { SpokeChain, SpokeToken } from "../deployments.ts";
 import { resolveCapitalCostConfig } from "../domain/fees/capitalFee.ts";
 import { validateQuoteTimestamp } from "../domain/fees/deadlines.ts";
-import { convertDecimals, MAX_UINT256, WAD } from "../domain/fees/fixedPoint.ts";
+import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { DEFAULT_LIMITS_BUFFER_MULTIPLIER } from "../domain/fees/limits.ts";
 import {
   computeSuggestedFees,
@@ -22,6 +22,7 @@ import {
 import { isMessageEmpty } from "../domain/relayHash.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
 import { type RouteRecord, wrappedNativeOf } from "../quotes/enabledRoutes.ts";
+import { lpPoolFor } from "../quotes/hubPool.ts";
 import type { QuoteServices } from "../quotes/quoteServices.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { AddressParam, ChainIdParam, ErrorBody } from "./schemas.ts";
@@ -375,8 +376,7 @@ export async function quoteSuggestedFees(services: QuoteServices, q: Query): Pro
     outputToken,
     allowUnmatchedDecimals: q.allowUnmatchedDecimals === true,
     skipAmountLimit: q.skipAmountLimit === true,
-    // No HubPool on this deployment: relayers front the capital, so the pool neither caps nor charges.
-    reserves: { liquidReserves: MAX_UINT256, utilizedReserves: 0n },
+    ...lpPoolFor(services.cache.snapshot(), services.chains, input.symbol, origin.chainId, destination.chainId),
     capitalCostConfig,
     gas: { nativeGasUnits, gasPrice: destinationState.gasPrice, tokenPriceInNative },
     limits: {

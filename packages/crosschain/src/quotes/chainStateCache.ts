@@ -7,6 +7,7 @@
  * - the relayer's balance of every token (and of the native coin), in one Multicall3 call together with
  * - the reserves of the Uniswap V2 pairs between the chain's tokens (pairs found once through
  *   `factory.getPair`), from which the token prices are derived (see `prices.ts`);
+ * - on the hub chain, the HubPool's pools and the config store's rate models (`hubPool.ts`);
  * - a `fillRelay` gas estimate per output token: `eth_estimateGas` of a small (100 unit) fill from the relayer,
  *   as the anchor simulates it, refreshed every `gasEstimateTtlMs`. When the relayer has not approved the
  *   SpokePool yet, the simulation overrides its allowance (slot found by probing with `eth_call` state
@@ -35,6 +36,7 @@ import {
 import type { SpokeChain } from "../deployments.ts";
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
+import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
 import { type ChainPrices, derivePrices, type PoolReserves, parseUsdPrice } from "./prices.ts";
 
 /** Canonical Multicall3 address (used when a chain does not list its own `multicall3`). */
@@ -69,6 +71,8 @@ export interface ChainState {
   /** `fillRelay` gas per output token (lower-case address). */
   fillGas: ReadonlyMap<string, FillGasEstimate>;
   prices: ChainPrices;
+  /** On the hub chain only: the HubPool's pools and rate configs (see hubPool.ts). */
+  hubPool?: HubPoolState;
 }
 
 export interface ChainStateSnapshot {
@@ -226,6 +230,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
     };
   });
   const workerById = new Map(workers.map((w) => [w.chain.chainId, w]));
+  const hubChain = hubChainOf(options.chains);
 
   let states = new Map<number, ChainState>();
   let errors = new Map<number, string>();
@@ -437,7 +442,9 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
           ]
         : [];
       const reserveCalls = w.pairs.map((p) => ({ address: p.pair, abi: pairAbi, functionName: "getReserves" }));
-      const calls = [...balanceCalls, ...reserveCalls];
+      const isHub = hubChain?.chainId === chainId;
+      const hubCalls = isHub ? hubPoolCalls(w.chain) : [];
+      const calls = [...balanceCalls, ...reserveCalls, ...hubCalls];
       const [block, priority, results] = await Promise.all([
         w.client.getBlock({ blockTag: "latest" }),
         w.client.request({ method: "eth_maxPriorityFeePerGas" }).then(
@@ -496,6 +503,9 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
         relayerBalances,
         fillGas,
         prices,
+        hubPool: isHub
+          ? hubPoolStateFrom(w.chain, results.slice(balanceCalls.length + reserveCalls.length))
+          : undefined,
       };
       states = new Map(states).set(chainId, state);
       if (errors.has(chainId)) {

@@ -1,11 +1,15 @@
 /**
  * What a fill costs the relayer, in output-token units, from the warm chain state (no RPC): the cached
- * `fillRelay` gas × the destination's fill gas price, converted through the token's price in native.
+ * `fillRelay` gas × the destination's fill gas price, converted through the token's price in native,
+ * plus the LP fee, which Across withholds from the relayer's refund (refund = input − LP fee).
  */
 
 import type { SpokeChain } from "../deployments.ts";
+import { convertDecimals } from "../domain/fees/fixedPoint.ts";
+import { computeLpFee } from "../domain/fees/lpFee.ts";
 import type { PendingDeposit } from "../relayer/types.ts";
 import type { ChainStateCache } from "./chainStateCache.ts";
+import { lpPoolFor } from "./hubPool.ts";
 
 export function createFillCostEstimator(cache: ChainStateCache, chains: readonly SpokeChain[]) {
   return async (deposit: PendingDeposit): Promise<bigint | undefined> => {
@@ -19,6 +23,20 @@ export function createFillCostEstimator(cache: ChainStateCache, chains: readonly
     const priceInNative = state?.prices.inNative.get(token);
     if (!state || !gas || !priceInNative || decimals === undefined) return undefined;
     const costNative = gas.gasUnits * state.gasPrice;
-    return (costNative * 10n ** BigInt(decimals)) / priceInNative;
+    const gasCost = (costNative * 10n ** BigInt(decimals)) / priceInNative;
+    const inputAddress = `0x${deposit.relayData.inputToken.slice(-40)}`.toLowerCase();
+    const input = chains
+      .find((c) => c.chainId === deposit.originChainId)
+      ?.tokens.find((t) => t.address.toLowerCase() === inputAddress);
+    if (!input) return gasCost;
+    const pool = lpPoolFor(cache.snapshot(), chains, input.symbol, deposit.originChainId, deposit.destinationChainId);
+    const lpFee = computeLpFee({
+      amount: deposit.relayData.inputAmount,
+      inputDecimals: input.decimals,
+      l1Decimals: pool.l1TokenDecimals ?? input.decimals,
+      reserves: pool.reserves,
+      rateModel: pool.rateModel,
+    }).total;
+    return gasCost + convertDecimals(lpFee, input.decimals, decimals);
   };
 }

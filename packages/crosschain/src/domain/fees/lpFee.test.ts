@@ -9,6 +9,7 @@ import {
   instantaneousRate,
   lpFeePct,
   lpFeeTotal,
+  parseL1TokenConfig,
   type RateModel,
   resolveRateModel,
   weeklyFeeFromApy,
@@ -161,5 +162,22 @@ describe("lpFeeTotal / computeLpFee", () => {
     expect(result.pct).toBe(11830749673498n);
     // 10,000e18 * 11830749673498 / 1e18
     expect(result.total).toBe(10_000n * 11830749673498n);
+  });
+});
+
+describe("parseL1TokenConfig (config store JSON)", () => {
+  const model = { UBar: "650000000000000000", R0: "0", R1: "80000000000000000", R2: "1000000000000000000" };
+  it("reads the rate model and the route overrides", () => {
+    const config = parseL1TokenConfig(
+      JSON.stringify({ rateModel: model, routeRateModel: { "1-10": { ...model, R0: 5 } } }),
+    );
+    expect(config?.rateModel).toEqual({ UBar: 65n * 10n ** 16n, R0: 0n, R1: 8n * 10n ** 16n, R2: 10n ** 18n });
+    expect(resolveRateModel(config, 1, 10).R0).toBe(5n);
+    expect(resolveRateModel(config, 10, 1).R0).toBe(0n);
+  });
+  it("falls back to the zero-fee default for empty, broken or partial configs", () => {
+    for (const json of ["", "not json", "null", JSON.stringify({ rateModel: { ...model, R1: "-1" } })]) {
+      expect(resolveRateModel(parseL1TokenConfig(json), 1, 10)).toEqual(DEFAULT_RATE_MODEL);
+    }
   });
 });

@@ -39,6 +39,48 @@ export interface L1TokenRateConfig {
   routeRateModel?: Readonly<Record<string, RateModel>>;
 }
 
+const RATE_FIELDS = ["UBar", "R0", "R1", "R2"] as const;
+
+function parseRateModel(value: unknown): RateModel | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const fields = value as Record<string, unknown>;
+  const model: Partial<RateModel> = {};
+  for (const k of RATE_FIELDS) {
+    const v = fields[k];
+    if (!(typeof v === "string" && /^\d+$/.test(v)) && !(typeof v === "number" && Number.isSafeInteger(v) && v >= 0)) {
+      return undefined;
+    }
+    model[k] = BigInt(v);
+  }
+  return model as RateModel;
+}
+
+/**
+ * `AcrossConfigStore.l1TokenConfig` JSON reduced to the rate models (the anchor's `parseL1TokenConfigSafe`):
+ * undefined when empty or not JSON; invalid models are dropped, so the default applies.
+ *
+ * @example
+ * parseL1TokenConfig('{"rateModel":{"UBar":"650000000000000000","R0":"0","R1":"80000000000000000","R2":"1000000000000000000"}}')
+ */
+export function parseL1TokenConfig(json: string): L1TokenRateConfig | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(json);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== "object" || raw === null) return undefined;
+  const { rateModel, routeRateModel } = raw as { rateModel?: unknown; routeRateModel?: unknown };
+  const routes: Record<string, RateModel> = {};
+  if (typeof routeRateModel === "object" && routeRateModel !== null) {
+    for (const [route, model] of Object.entries(routeRateModel)) {
+      const parsed = parseRateModel(model);
+      if (parsed && /^\d+-\d+$/.test(route)) routes[route] = parsed;
+    }
+  }
+  return { rateModel: parseRateModel(rateModel), routeRateModel: routes };
+}
+
 /** Pick the route override, else the token's rate model, else {@link DEFAULT_RATE_MODEL}. */
 export function resolveRateModel(
   config: L1TokenRateConfig | undefined,
