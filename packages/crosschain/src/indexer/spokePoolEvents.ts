@@ -85,6 +85,8 @@ export interface SpeedUpFact {
   updatedOutputAmount: bigint;
   updatedRecipient: Hex;
   updatedMessage: Hex;
+  /** The depositor's EIP-712 signature of the new terms (what fillRelayWithUpdatedDeposit verifies). */
+  depositorSignature: Hex;
 }
 
 export interface SettlementFact {
@@ -123,6 +125,7 @@ interface EventArgs extends RelayDataWithoutMessage {
   updatedOutputAmount: bigint;
   updatedRecipient: Hex;
   updatedMessage: Hex;
+  depositorSignature: Hex;
 }
 
 /** The relay data fields every deposit/fill/slow-fill event carries (addresses as bytes32). */
@@ -218,6 +221,7 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
         updatedOutputAmount: a.updatedOutputAmount,
         updatedRecipient: a.updatedRecipient,
         updatedMessage: a.updatedMessage,
+        depositorSignature: a.depositorSignature,
       };
     default:
       if ((SETTLEMENT_EVENTS as readonly string[]).includes(decoded.eventName)) {

@@ -40,6 +40,26 @@ export function fillArgs(deposit: PendingDeposit, relayer: Address) {
   return [deposit.relayData, BigInt(deposit.destinationChainId), addressToBytes32(relayer)] as const;
 }
 
+/**
+ * The SpokePool call that fills `deposit`: `fillRelay`, or `fillRelayWithUpdatedDeposit` with the
+ * depositor's signed speed-up (new output amount, recipient and message).
+ */
+export function fillCall(deposit: PendingDeposit, relayer: Address) {
+  const s = deposit.speedUp;
+  if (!s) return { abi: spokePoolAbi, functionName: "fillRelay", args: fillArgs(deposit, relayer) } as const;
+  return {
+    abi: spokePoolAbi,
+    functionName: "fillRelayWithUpdatedDeposit",
+    args: [
+      ...fillArgs(deposit, relayer),
+      s.updatedOutputAmount,
+      s.updatedRecipient,
+      s.updatedMessage,
+      s.depositorSignature,
+    ],
+  } as const;
+}
+
 export type ChainReader = ReturnType<typeof createChainReader>;
 
 export function createChainReader(chain: SpokeChain, client: PublicClient, relayer: Address) {
@@ -98,11 +118,9 @@ export function createChainReader(chain: SpokeChain, client: PublicClient, relay
     estimateFillGas: (deposit: PendingDeposit) =>
       client.estimateContractGas({
         address: chain.spokePool,
-        abi: spokePoolAbi,
-        functionName: "fillRelay",
-        args: fillArgs(deposit, relayer),
+        ...fillCall(deposit, relayer),
         account: relayer,
-      }),
+      } as never),
 
     async receipt(hash: Hex): Promise<TransactionReceipt | undefined> {
       try {

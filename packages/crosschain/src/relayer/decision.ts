@@ -7,7 +7,7 @@
 import { type Hex, zeroHash } from "viem";
 import type { SpokeChain, SpokeToken } from "../deployments.ts";
 import { addressToBytes32, bytes32ToAddress, isEvmAddressBytes32 } from "../domain/relayHash.ts";
-import type { PendingDeposit, SkipReason } from "./types.ts";
+import { fillTerms, type PendingDeposit, type SkipReason } from "./types.ts";
 
 export type Check = { ok: true } | { ok: false; reason: SkipReason; detail: string };
 
@@ -52,7 +52,7 @@ export function checkEligibility(input: EligibilityInput): Check {
   for (const [name, value] of [
     ["inputToken", d.inputToken],
     ["outputToken", d.outputToken],
-    ["recipient", d.recipient],
+    ["recipient", fillTerms(deposit).recipient],
   ] as const) {
     if (!isEvmAddressBytes32(value)) return no("non-evm-address", `${name} ${value} is not an EVM address`);
   }

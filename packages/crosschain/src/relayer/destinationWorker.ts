@@ -11,7 +11,7 @@ import type { Fees } from "./fees.ts";
 import { shortError } from "./fillSender.ts";
 import { cursorOf, type DepositCursor, type Intent } from "./intentsStore.ts";
 import { createReconciler } from "./reconcile.ts";
-import type { PendingDeposit, SkipReason } from "./types.ts";
+import { fillTerms, type PendingDeposit, type SkipReason } from "./types.ts";
 import { gasLimit, sendFill, type WorkerEnv } from "./workerEnv.ts";
 
 interface PollState {
@@ -106,6 +106,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     const eligible = checkEligibility({ ...env, deposit: d, now: s.now, relayer: env.address });
     if (!eligible.ok) return skip(d, eligible);
     const rd = d.relayData;
+    const { outputAmount } = fillTerms(d);
     const tokenIn = findToken(env.chains, d.originChainId, bytes32ToAddress(rd.inputToken))!;
     const tokenOut = findToken(env.chains, d.destinationChainId, bytes32ToAddress(rd.outputToken))!;
     let fillCost = 0n;
@@ -117,7 +118,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     const profit = checkProfitability({
       inputAmount: rd.inputAmount,
       inputDecimals: tokenIn.decimals,
-      outputAmount: rd.outputAmount,
+      outputAmount,
       outputDecimals: tokenOut.decimals,
       fillCost,
       marginBps: env.marginBps,
@@ -130,10 +131,10 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     const token = tokenOut.address;
     const balance = await tokenBalance(s, token);
     const reserved = s.reserved.get(token) ?? 0n;
-    const funds = { outputAmount: rd.outputAmount, tokenBalance: balance, tokenReserved: reserved };
+    const funds = { outputAmount, tokenBalance: balance, tokenReserved: reserved };
     const tokenFunds = checkFunds({ ...funds, nativeBalance: 0n, nativeNeeded: 0n });
     if (!tokenFunds.ok) return skip(d, tokenFunds);
-    if ((await ensureAllowance(s, token, reserved + rd.outputAmount)) === "halt") return "halt";
+    if ((await ensureAllowance(s, token, reserved + outputAmount)) === "halt") return "halt";
     let gas: bigint;
     try {
       gas = gasLimit(env, await reader.estimateFillGas(d));
@@ -154,7 +155,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
       return "skipped";
     }
     if (result === "broadcast-failed") return "halt";
-    s.reserved.set(token, reserved + rd.outputAmount);
+    s.reserved.set(token, reserved + outputAmount);
     s.nativeReserved += nativeNeeded;
     lastSkip.delete(d.internalRelayHash);
     return "sent";
@@ -165,7 +166,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     for (const i of active) {
       if (!i.deposit) continue;
       const token = findToken(env.chains, chainId, bytes32ToAddress(i.deposit.relayData.outputToken))?.address;
-      if (token) reserved.set(token, (reserved.get(token) ?? 0n) + i.deposit.relayData.outputAmount);
+      if (token) reserved.set(token, (reserved.get(token) ?? 0n) + fillTerms(i.deposit).outputAmount);
     }
     return reserved;
   }

@@ -13,7 +13,7 @@ import {
   type PublicClient,
 } from "viem";
 import type { SpokeChain } from "../deployments.ts";
-import { fillArgs, spokePoolAbi } from "./chainReader.ts";
+import { fillCall } from "./chainReader.ts";
 import type { Fees } from "./fees.ts";
 import type { PendingDeposit } from "./types.ts";
 
@@ -70,14 +70,7 @@ export function createFillSender(chain: SpokeChain, client: PublicClient, accoun
 
   return {
     signFill: (deposit: PendingDeposit, nonce: number, gas: bigint, fees: Fees, legacy = false) =>
-      sign(
-        chain.spokePool,
-        encodeFunctionData({ abi: spokePoolAbi, functionName: "fillRelay", args: fillArgs(deposit, account.address) }),
-        nonce,
-        gas,
-        fees,
-        legacy,
-      ),
+      sign(chain.spokePool, encodeFunctionData(fillCall(deposit, account.address) as never), nonce, gas, fees, legacy),
 
     /** approve(SpokePool, max) of an output token. */
     signApprove: (token: Address, nonce: number, fees: Fees, legacy = false) =>

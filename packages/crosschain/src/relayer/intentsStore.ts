@@ -49,7 +49,12 @@ type DepositRow = Pick<
   | "exclusivity_deadline"
   | "message"
   | "block_timestamp"
->;
+> & {
+  su_output_amount: string | null;
+  su_recipient: Buffer | null;
+  su_message: Buffer | null;
+  su_signature: Buffer | null;
+};
 
 const hex = (b: Buffer): Hex => `0x${b.toString("hex")}`;
 const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
@@ -69,6 +74,16 @@ export function toPendingDeposit(r: DepositRow): PendingDeposit {
     exclusivityDeadline: Number(r.exclusivity_deadline),
     message: hex(r.message),
   };
+  // The anchor's relayers apply a speed-up only when it lowers the output amount.
+  const speedUp =
+    r.su_signature && r.su_output_amount !== null && BigInt(r.su_output_amount) < relayData.outputAmount
+      ? {
+          updatedOutputAmount: BigInt(r.su_output_amount),
+          updatedRecipient: hex(r.su_recipient as Buffer),
+          updatedMessage: hex(r.su_message as Buffer),
+          depositorSignature: hex(r.su_signature),
+        }
+      : undefined;
   return {
     originChainId: Number(r.origin_chain_id),
     destinationChainId: Number(r.destination_chain_id),
@@ -78,12 +93,23 @@ export function toPendingDeposit(r: DepositRow): PendingDeposit {
     relayData,
     quoteTimestamp: Number(r.quote_timestamp),
     blockTimestamp: Number(r.block_timestamp),
+    ...(speedUp ? { speedUp } : {}),
   };
 }
 
 const DEPOSIT_COLUMNS = `d.origin_chain_id, d.deposit_id, d.destination_chain_id, d.relay_hash, d.depositor, d.recipient,
   d.exclusive_relayer, d.input_token, d.output_token, d.input_amount, d.output_amount, d.quote_timestamp, d.fill_deadline,
-  d.exclusivity_deadline, d.message, d.block_timestamp`;
+  d.exclusivity_deadline, d.message, d.block_timestamp, su.updated_output_amount AS su_output_amount,
+  su.updated_recipient AS su_recipient, su.updated_message AS su_message, su.depositor_signature AS su_signature`;
+
+/** The deposit's signed speed-up with the lowest output (by the deposit's own depositor: the only one a fill accepts). */
+const SPEED_UP_JOIN = `LEFT JOIN LATERAL (
+    SELECT s.updated_output_amount, s.updated_recipient, s.updated_message, s.depositor_signature
+      FROM crosschain.speedups s
+     WHERE s.origin_chain_id = d.origin_chain_id AND s.deposit_id = d.deposit_id AND s.depositor = d.depositor
+       AND s.depositor_signature IS NOT NULL
+     ORDER BY s.updated_output_amount, s.block_number DESC, s.log_index DESC
+     LIMIT 1) su ON true`;
 
 export interface PendingQuery {
   destinationChainId: number;
@@ -139,7 +165,7 @@ export function createIntentsStore(db: Database) {
         ? [q.after.blockTimestamp, q.after.originChainId, q.after.depositId.toString()]
         : [null, null, null];
       const rows = await db.query<DepositRow>(
-        `SELECT ${DEPOSIT_COLUMNS} FROM crosschain.deposits d
+        `SELECT ${DEPOSIT_COLUMNS} FROM crosschain.deposits d ${SPEED_UP_JOIN}
           WHERE d.destination_chain_id = $1 AND d.fill_deadline >= $2
             AND NOT EXISTS (SELECT 1 FROM crosschain.fills f WHERE f.relay_hash = d.relay_hash)
             AND NOT EXISTS (SELECT 1 FROM crosschain.relayer_fills r WHERE r.relay_hash = d.relay_hash
@@ -173,6 +199,7 @@ export function createIntentsStore(db: Database) {
                 extract(epoch FROM now() - r.updated_at)::text AS age_sec, (d.relay_hash IS NOT NULL) AS has_deposit
            FROM crosschain.relayer_fills r
            LEFT JOIN crosschain.deposits d ON d.relay_hash = r.relay_hash
+           ${SPEED_UP_JOIN}
           WHERE r.state IN ('sending', 'sent') AND r.destination_chain_id = $1
           ORDER BY r.nonce`,
         [destinationChainId],

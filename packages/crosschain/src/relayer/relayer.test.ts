@@ -7,7 +7,7 @@
 import { loadArtifact, manifestToken } from "@platform/chains";
 import { type DevnetFixture, useDevnet } from "@platform/chains/testing";
 import { createLogger, createTestDatabase, type Database, kernelMigrations, migrate } from "@platform/kernel";
-import { erc20Abi, maxUint256, parseUnits } from "viem";
+import { erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addressToBytes32 } from "../domain/relayHash.ts";
 import { crosschainService } from "../index.ts";
@@ -21,6 +21,7 @@ import {
   intentOf,
   type MadeDeposit,
   rpc,
+  speedUpAndIndex,
   spokeAbi,
   tokenBalance,
   waitFor,
@@ -45,7 +46,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await relayer?.stop();
   relayer = undefined;
-  await db.exec("TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills");
+  await db.exec("TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills, crosschain.speedups");
 });
 
 afterAll(async () => {
@@ -234,6 +235,35 @@ describe("relayer", () => {
       expect(await intentOf(db, d)).toBeUndefined();
     }
     expect(r.status.sent).toBe(4);
+  });
+
+  it("fills a sped-up deposit with the depositor's signed terms (fillRelayWithUpdatedDeposit)", async () => {
+    const f = devnet();
+    const original = f.accounts.users[1]!.address;
+    const updated = f.accounts.users[2]!.address;
+    const before = await tokenBalance(f, B, "USDC", updated);
+    // Output = input: nothing left for the relayer, so it is skipped until the depositor lowers the output.
+    const d = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("100"),
+      outputAmount: usdc("100"),
+      recipient: original,
+    });
+    const r = start();
+    await waitFor("skipped as unprofitable", async () => (r.status.skips.unprofitable ?? 0) > 0);
+    expect(await intentOf(db, d)).toBeUndefined();
+    await speedUpAndIndex(f, db, d, { updatedOutputAmount: usdc("99.5"), updatedRecipient: updated });
+    await waitFor("fill confirmed", confirmed(d));
+    expect(await tokenBalance(f, B, "USDC", updated)).toBe(before + usdc("99.5"));
+    const logs = (await filledRelayLogs(f, d)) as unknown as {
+      args: { relayExecutionInfo: { updatedOutputAmount: bigint; updatedRecipient: Hex } };
+    }[];
+    expect(logs).toHaveLength(1);
+    expect(logs[0]?.args.relayExecutionInfo).toMatchObject({
+      updatedOutputAmount: usdc("99.5"),
+      updatedRecipient: addressToBytes32(updated),
+    });
   });
 
   it("never sends a fill for a relay another relayer filled (checks fillStatuses first)", async () => {

@@ -289,3 +289,74 @@ export async function advanceTime(f: DevnetFixture, chainId: number, seconds: nu
   await rpc(f, chainId, "evm_increaseTime", [seconds]);
   await rpc(f, chainId, "evm_mine");
 }
+
+/**
+ * The depositor (demo user `user`) signs new terms for `d` (EIP-712 `UpdateDepositDetails`, domain
+ * ACROSS-V2 / 1.0.0 / origin chain id, as SpokePool verifies them) and calls `speedUpDeposit`; the
+ * RequestedSpeedUpDeposit row is written as the indexer would. Reverts if the signature were wrong.
+ */
+export async function speedUpAndIndex(
+  f: DevnetFixture,
+  db: Queryable,
+  d: MadeDeposit,
+  o: { user?: number; updatedOutputAmount: bigint; updatedRecipient: Address },
+): Promise<Hex> {
+  const user = f.accounts.users[o.user ?? 0];
+  if (!user) throw new Error("no such demo user");
+  const originChainId = Number(d.relayData.originChainId);
+  const wallet = f.walletClient(originChainId, user);
+  const updatedRecipient = addressToBytes32(o.updatedRecipient);
+  const signature = await wallet.signTypedData({
+    account: wallet.account as never,
+    domain: { name: "ACROSS-V2", version: "1.0.0", chainId: originChainId },
+    types: {
+      UpdateDepositDetails: [
+        { name: "depositId", type: "uint256" },
+        { name: "originChainId", type: "uint256" },
+        { name: "updatedOutputAmount", type: "uint256" },
+        { name: "updatedRecipient", type: "bytes32" },
+        { name: "updatedMessage", type: "bytes" },
+      ],
+    },
+    primaryType: "UpdateDepositDetails",
+    message: {
+      depositId: d.relayData.depositId,
+      originChainId: BigInt(originChainId),
+      updatedOutputAmount: o.updatedOutputAmount,
+      updatedRecipient,
+      updatedMessage: "0x",
+    },
+  });
+  const hash = await wallet.writeContract({
+    address: f.chain(originChainId).contracts.spokePool,
+    abi: spokeAbi,
+    functionName: "speedUpDeposit",
+    args: [
+      addressToBytes32(user.address),
+      d.relayData.depositId,
+      o.updatedOutputAmount,
+      updatedRecipient,
+      "0x",
+      signature,
+    ],
+    chain: null,
+  } as never);
+  const receipt = await f.publicClient(originChainId).waitForTransactionReceipt({ hash });
+  if (receipt.status !== "success") throw new Error("speedUpDeposit reverted");
+  await db.query(
+    `INSERT INTO crosschain.speedups (origin_chain_id, deposit_id, depositor, updated_output_amount, updated_recipient,
+       updated_message, depositor_signature, tx_hash, log_index, block_number)
+     VALUES ($1, $2, $3, $4, $5, '\\x', $6, $7, 0, $8)`,
+    [
+      originChainId,
+      d.relayData.depositId.toString(),
+      Buffer.from(addressToBytes32(user.address).slice(2), "hex"),
+      o.updatedOutputAmount.toString(),
+      Buffer.from(updatedRecipient.slice(2), "hex"),
+      Buffer.from(signature.slice(2), "hex"),
+      Buffer.from(hash.slice(2), "hex"),
+      receipt.blockNumber.toString(),
+    ],
+  );
+  return signature;
+}

@@ -14,6 +14,27 @@ export interface PendingDeposit {
   relayData: RelayData;
   quoteTimestamp: number;
   blockTimestamp: number;
+  /** The depositor's signed speed-up with the lowest output, when it lowers the output (then it is filled with). */
+  speedUp?: SpeedUp;
+}
+
+/** New terms of a deposit from `RequestedSpeedUpDeposit`, applied with `fillRelayWithUpdatedDeposit`. */
+export interface SpeedUp {
+  updatedOutputAmount: bigint;
+  updatedRecipient: Hex;
+  updatedMessage: Hex;
+  depositorSignature: Hex;
+}
+
+/** What a fill of `d` delivers: the speed-up's terms when there is one, else the deposit's. */
+export function fillTerms(d: PendingDeposit): { outputAmount: bigint; recipient: Hex; message: Hex } {
+  return d.speedUp
+    ? {
+        outputAmount: d.speedUp.updatedOutputAmount,
+        recipient: d.speedUp.updatedRecipient,
+        message: d.speedUp.updatedMessage,
+      }
+    : { outputAmount: d.relayData.outputAmount, recipient: d.relayData.recipient, message: d.relayData.message };
 }
 
 /** Why a deposit was not filled (this poll); every reason except `filled-elsewhere` is re-checked later. */

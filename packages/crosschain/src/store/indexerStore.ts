@@ -139,8 +139,9 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
   for (const s of data.speedUps) {
     await tx.query(
       `INSERT INTO crosschain.speedups (origin_chain_id, deposit_id, depositor, updated_output_amount, updated_recipient,
-         updated_message, tx_hash, log_index, block_number)
-       VALUES ($1, $2, decode($3, 'hex'), $4, decode($5, 'hex'), decode($6, 'hex'), decode($7, 'hex'), $8, $9)
+         updated_message, depositor_signature, tx_hash, log_index, block_number)
+       VALUES ($1, $2, decode($3, 'hex'), $4, decode($5, 'hex'), decode($6, 'hex'), decode($7, 'hex'), decode($8, 'hex'),
+         $9, $10)
        ON CONFLICT DO NOTHING`,
       [
         chainId,
@@ -149,6 +150,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
         s.updatedOutputAmount.toString(),
         hex(s.updatedRecipient),
         hex(s.updatedMessage),
+        hex(s.depositorSignature),
         hex(s.txHash),
         s.logIndex,
         s.blockNumber.toString(),
