@@ -35,7 +35,7 @@ export async function depositLatencies(samples: number, withRelayer: boolean) {
       const d = await makeDeposit(f, {
         origin: 8453,
         destination: 10,
-        amount: parseUnits("100", 6),
+        inputAmount: parseUnits("100", 6),
         outputAmount: parseUnits("99", 6),
       });
       const mined = performance.now();

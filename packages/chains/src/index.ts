@@ -15,11 +15,11 @@ export { type Artifact, type ArtifactName, artifactVersions, loadArtifact } from
 export { createChainClient, createChainWalletClient, transportFor, viemChain } from "./clients.ts";
 export {
   DEPOSIT_QUOTE_TIME_BUFFER,
+  DEVNET_RATE_MODEL,
   type DevnetContracts,
   type DevnetPool,
   type DevnetToken,
   FILL_DEADLINE_BUFFER,
-  DEVNET_RATE_MODEL,
   INITIAL_DEPOSIT_ID,
   pairAddress,
 } from "./deploy.ts";

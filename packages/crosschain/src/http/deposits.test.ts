@@ -56,7 +56,7 @@ describe("deposit lifecycle", () => {
     deposit = await makeDeposit(f, {
       origin: A,
       destination: B,
-      amount: parseUnits("100", 6),
+      inputAmount: parseUnits("100", 6),
       outputAmount: parseUnits("99.5", 6),
     });
     const { status, body } = await eventually(
@@ -104,7 +104,7 @@ describe("deposit lifecycle", () => {
     const second = await makeDeposit(f, {
       origin: A,
       destination: B,
-      amount: parseUnits("5", 6),
+      inputAmount: parseUnits("5", 6),
       outputAmount: parseUnits("4.9", 6),
       user: 1,
     });
@@ -145,7 +145,7 @@ describe("deposit lifecycle", () => {
     const d = await makeDeposit(f, {
       origin: A,
       destination: B,
-      amount: parseUnits("7", 6),
+      inputAmount: parseUnits("7", 6),
       outputAmount: parseUnits("6.9", 6),
     });
     await eventually(
@@ -173,7 +173,7 @@ describe("deposit lifecycle", () => {
     const d = await makeDeposit(f, {
       origin: A,
       destination: B,
-      amount: parseUnits("1", 6),
+      inputAmount: parseUnits("1", 6),
       outputAmount: parseUnits("0.9", 6),
       fillDeadlineOffset: 1,
     });
@@ -234,7 +234,7 @@ describe("errors", () => {
     const d = await makeDeposit(f, {
       origin: A,
       destination: B,
-      amount: parseUnits("3", 6),
+      inputAmount: parseUnits("3", 6),
       outputAmount: parseUnits("2.9", 6),
     });
     await eventually(

@@ -36,7 +36,7 @@ beforeAll(async () => {
     await makeDeposit(f, {
       origin: A,
       destination: 10,
-      amount: parseUnits("2", 6),
+      inputAmount: parseUnits("2", 6),
       outputAmount: parseUnits("1.9", 6),
       user: i % 3,
       integratorId: i === 1 ? "0xbeef" : undefined,

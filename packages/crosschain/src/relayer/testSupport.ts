@@ -2,171 +2,25 @@
  * Test support for the relayer: real deposits on the devnet fixture, the `crosschain.deposits` row the
  * indexer would write for them (`insertDepositFromLog`), and on-chain checks of fills.
  */
-import { loadArtifact, manifestToken } from "@platform/chains";
+import { manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
-import type { ChainEndpoint, Database, Queryable } from "@platform/kernel";
-import {
-  type Address,
-  decodeEventLog,
-  erc20Abi,
-  type Hex,
-  type Log,
-  maxUint256,
-  parseEventLogs,
-  zeroAddress,
-} from "viem";
+import type { Database, Queryable } from "@platform/kernel";
+import { type Address, erc20Abi, type Hex, type Log } from "viem";
 import { type SpokeChain, spokeChains } from "../deployments.ts";
-import { addressToBytes32, internalRelayHash, messageHash, type RelayData, relayHash } from "../domain/relayHash.ts";
+import { addressToBytes32, messageHash } from "../domain/relayHash.ts";
+import {
+  contextChains,
+  type DepositOptions,
+  decodeDeposit,
+  type MadeDeposit,
+  makeDeposit,
+  spokeAbi,
+} from "../testing/spokePoolActions.ts";
 
-export const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
+export { type DepositOptions, type MadeDeposit, makeDeposit, spokeAbi };
 
 /** The fixture's chains as the relayer gets them in production. */
-export function fixtureChains(f: DevnetFixture): SpokeChain[] {
-  return spokeChains(
-    f.manifest.chains.map(
-      (c): ChainEndpoint => ({
-        chainId: c.chainId,
-        rpcUrl: c.rpcUrl,
-        contracts: { ...c.contracts },
-        tokens: c.tokens,
-        wrappedNativeToken: c.wrappedNativeToken,
-      }),
-    ),
-  );
-}
-
-export interface DepositOptions {
-  origin: number;
-  destination: number;
-  /** Input token symbol (default USDC); `outputSymbol` defaults to the same. */
-  symbol?: string;
-  outputSymbol?: string;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  /** Index of the demo user (default 0). */
-  user?: number;
-  recipient?: Address;
-  exclusiveRelayer?: Address;
-  /** Seconds of exclusivity from now (needs exclusiveRelayer). */
-  exclusivityPeriod?: number;
-  /** Fill deadline in seconds from now (default 3600). */
-  fillDeadlineOffset?: number;
-}
-
-export interface MadeDeposit {
-  log: Log;
-  blockTimestamp: number;
-  relayData: RelayData;
-  destinationChainId: number;
-  /** On-chain relay hash (fillStatuses key). */
-  relayHash: Hex;
-  /** The indexer's relay hash. */
-  internalRelayHash: Hex;
-}
-
-/** A real `deposit()` on the origin chain from a demo user; returns its FundsDeposited log. */
-export async function makeDeposit(f: DevnetFixture, o: DepositOptions): Promise<MadeDeposit> {
-  const user = f.accounts.users[o.user ?? 0];
-  if (!user) throw new Error("no such demo user");
-  const origin = f.chain(o.origin);
-  const inputToken = manifestToken(origin, o.symbol ?? "USDC").address;
-  const outputToken = manifestToken(f.chain(o.destination), o.outputSymbol ?? o.symbol ?? "USDC").address;
-  const client = f.publicClient(o.origin);
-  const wallet = f.walletClient(o.origin, user);
-  const allowance = await client.readContract({
-    address: inputToken,
-    abi: erc20Abi,
-    functionName: "allowance",
-    args: [user.address, origin.contracts.spokePool],
-  });
-  if (allowance < o.inputAmount) {
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: inputToken,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [origin.contracts.spokePool, maxUint256],
-      }),
-    });
-  }
-  const now = Number((await client.getBlock()).timestamp);
-  const hash = await wallet.writeContract({
-    address: origin.contracts.spokePool,
-    abi: spokeAbi,
-    functionName: "deposit",
-    args: [
-      addressToBytes32(user.address),
-      addressToBytes32(o.recipient ?? user.address),
-      addressToBytes32(inputToken),
-      addressToBytes32(outputToken),
-      o.inputAmount,
-      o.outputAmount,
-      BigInt(o.destination),
-      addressToBytes32(o.exclusiveRelayer ?? zeroAddress),
-      now,
-      now + (o.fillDeadlineOffset ?? 3600),
-      o.exclusivityPeriod ?? 0,
-      "0x",
-    ],
-  });
-  const receipt = await client.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error("deposit reverted");
-  const [log] = parseEventLogs({ abi: spokeAbi, logs: receipt.logs, eventName: "FundsDeposited" });
-  if (!log) throw new Error("no FundsDeposited log");
-  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
-  const decoded = decodeDeposit(o.origin, log);
-  return {
-    log,
-    blockTimestamp: Number(block.timestamp),
-    relayData: decoded.relayData,
-    destinationChainId: decoded.destinationChainId,
-    relayHash: relayHash(decoded.relayData, decoded.destinationChainId),
-    internalRelayHash: decoded.internalRelayHash,
-  };
-}
-
-interface FundsDepositedArgs {
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  destinationChainId: bigint;
-  depositId: bigint;
-  quoteTimestamp: number;
-  fillDeadline: number;
-  exclusivityDeadline: number;
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  message: Hex;
-}
-
-function decodeDeposit(originChainId: number, log: Log) {
-  const { eventName, args } = decodeEventLog({ abi: spokeAbi, data: log.data, topics: log.topics as never });
-  if (eventName !== "FundsDeposited") throw new Error(`not a FundsDeposited log: ${eventName}`);
-  const a = args as unknown as FundsDepositedArgs;
-  const relayData: RelayData = {
-    depositor: a.depositor,
-    recipient: a.recipient,
-    exclusiveRelayer: a.exclusiveRelayer,
-    inputToken: a.inputToken,
-    outputToken: a.outputToken,
-    inputAmount: a.inputAmount,
-    outputAmount: a.outputAmount,
-    originChainId: BigInt(originChainId),
-    depositId: a.depositId,
-    fillDeadline: Number(a.fillDeadline),
-    exclusivityDeadline: Number(a.exclusivityDeadline),
-    message: a.message,
-  };
-  const destinationChainId = Number(a.destinationChainId);
-  return {
-    a,
-    relayData,
-    destinationChainId,
-    internalRelayHash: internalRelayHash(relayData, messageHash(a.message), destinationChainId),
-  };
-}
+export const fixtureChains = (f: DevnetFixture): SpokeChain[] => spokeChains(contextChains(f));
 
 const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
 

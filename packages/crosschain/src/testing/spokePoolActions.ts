@@ -1,101 +1,165 @@
 /**
- * Test support: real SpokePool deposits and fills on the devnet fixture, with viem and devnet accounts.
+ * Test support: real SpokePool deposits and fills on the devnet fixture, with viem and the devnet's demo
+ * accounts (exported as `@platform/crosschain/testing`; the relayer's tests add their own helpers on top).
  */
 import { loadArtifact, manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
-import { erc20Abi, type Hex, pad, parseEventLogs, zeroAddress } from "viem";
-import type { RelayData } from "../domain/relayHash.ts";
+import {
+  type Address,
+  decodeEventLog,
+  erc20Abi,
+  type Hex,
+  type Log,
+  maxUint256,
+  parseEventLogs,
+  zeroAddress,
+} from "viem";
+import { addressToBytes32, internalRelayHash, messageHash, type RelayData, relayHash } from "../domain/relayHash.ts";
 
-const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
-const b32 = (a: string) => pad(a.toLowerCase() as Hex, { size: 32 });
+export const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
+
+export interface DepositOptions {
+  origin: number;
+  destination: number;
+  /** Input token symbol (default USDC); `outputSymbol` defaults to the same. */
+  symbol?: string;
+  outputSymbol?: string;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  /** Index of the demo user (default 0). */
+  user?: number;
+  recipient?: Address;
+  exclusiveRelayer?: Address;
+  /** Seconds of exclusivity from now (needs exclusiveRelayer). */
+  exclusivityPeriod?: number;
+  /** Fill deadline in seconds from now (default 3600). */
+  fillDeadlineOffset?: number;
+  message?: Hex;
+  /** 2-byte integrator id appended to the calldata the way the app-sdk does (`1dc0de` + id). */
+  integratorId?: Hex;
+}
 
 export interface MadeDeposit {
   depositId: bigint;
   txHash: Hex;
   blockNumber: bigint;
+  blockTimestamp: number;
+  /** The FundsDeposited log. */
+  log: Log;
   relayData: RelayData;
   destinationChainId: number;
+  /** On-chain relay hash (fillStatuses key). */
+  relayHash: Hex;
+  /** The indexer's relay hash. */
+  internalRelayHash: Hex;
 }
 
-export async function makeDeposit(
-  f: DevnetFixture,
-  o: {
-    origin: number;
-    destination: number;
-    symbol?: string;
-    amount: bigint;
-    outputAmount: bigint;
-    user?: number;
-    recipient?: `0x${string}`;
-    fillDeadlineOffset?: number;
-    message?: Hex;
-    /** 2-byte integrator id appended to the calldata the way the app-sdk does (`1dc0de` + id). */
-    integratorId?: Hex;
-  },
-): Promise<MadeDeposit> {
+/** A real `deposit()` on the origin chain from a demo user (approving the SpokePool first when needed). */
+export async function makeDeposit(f: DevnetFixture, o: DepositOptions): Promise<MadeDeposit> {
   const user = f.accounts.users[o.user ?? 0];
   if (!user) throw new Error("no such demo user");
   const origin = f.chain(o.origin);
-  const dest = f.chain(o.destination);
   const inputToken = manifestToken(origin, o.symbol ?? "USDC").address;
-  const outputToken = manifestToken(dest, o.symbol ?? "USDC").address;
+  const outputToken = manifestToken(f.chain(o.destination), o.outputSymbol ?? o.symbol ?? "USDC").address;
   const client = f.publicClient(o.origin);
   const wallet = f.walletClient(o.origin, user);
-  await client.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: inputToken,
-      abi: erc20Abi,
-      functionName: "approve",
-      args: [origin.contracts.spokePool, o.amount],
-    }),
+  const allowance = await client.readContract({
+    address: inputToken,
+    abi: erc20Abi,
+    functionName: "allowance",
+    args: [user.address, origin.contracts.spokePool],
   });
+  if (allowance < o.inputAmount) {
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: inputToken,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [origin.contracts.spokePool, maxUint256],
+      }),
+    });
+  }
   const now = Number((await client.getBlock()).timestamp);
-  const recipient = o.recipient ?? user.address;
-  const fillDeadline = now + (o.fillDeadlineOffset ?? 3600);
-  const message = o.message ?? "0x";
   const hash = await wallet.writeContract({
     dataSuffix: o.integratorId ? `0x1dc0de${o.integratorId.slice(2)}` : undefined,
     address: origin.contracts.spokePool,
     abi: spokeAbi,
     functionName: "deposit",
     args: [
-      b32(user.address),
-      b32(recipient),
-      b32(inputToken),
-      b32(outputToken),
-      o.amount,
+      addressToBytes32(user.address),
+      addressToBytes32(o.recipient ?? user.address),
+      addressToBytes32(inputToken),
+      addressToBytes32(outputToken),
+      o.inputAmount,
       o.outputAmount,
       BigInt(o.destination),
-      b32(zeroAddress),
+      addressToBytes32(o.exclusiveRelayer ?? zeroAddress),
       now,
-      fillDeadline,
-      0,
-      message,
+      now + (o.fillDeadlineOffset ?? 3600),
+      o.exclusivityPeriod ?? 0,
+      o.message ?? "0x",
     ],
   });
   const receipt = await client.waitForTransactionReceipt({ hash });
-  const [event] = parseEventLogs({ abi: spokeAbi, logs: receipt.logs, eventName: "FundsDeposited" });
-  if (!event) throw new Error("no FundsDeposited");
-  const a = event.args as unknown as { depositId: bigint; exclusivityDeadline: number };
+  if (receipt.status !== "success") throw new Error("deposit reverted");
+  const [log] = parseEventLogs({ abi: spokeAbi, logs: receipt.logs, eventName: "FundsDeposited" });
+  if (!log) throw new Error("no FundsDeposited log");
+  const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+  const decoded = decodeDeposit(o.origin, log);
   return {
-    depositId: a.depositId,
+    depositId: decoded.relayData.depositId,
     txHash: hash,
     blockNumber: receipt.blockNumber,
-    destinationChainId: o.destination,
-    relayData: {
-      depositor: b32(user.address),
-      recipient: b32(recipient),
-      exclusiveRelayer: b32(zeroAddress),
-      inputToken: b32(inputToken),
-      outputToken: b32(outputToken),
-      inputAmount: o.amount,
-      outputAmount: o.outputAmount,
-      originChainId: BigInt(o.origin),
-      depositId: a.depositId,
-      fillDeadline,
-      exclusivityDeadline: Number(a.exclusivityDeadline),
-      message,
-    },
+    blockTimestamp: Number(block.timestamp),
+    log,
+    relayData: decoded.relayData,
+    destinationChainId: decoded.destinationChainId,
+    relayHash: relayHash(decoded.relayData, decoded.destinationChainId),
+    internalRelayHash: decoded.internalRelayHash,
+  };
+}
+
+export interface FundsDepositedArgs {
+  inputToken: Hex;
+  outputToken: Hex;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  destinationChainId: bigint;
+  depositId: bigint;
+  quoteTimestamp: number;
+  fillDeadline: number;
+  exclusivityDeadline: number;
+  depositor: Hex;
+  recipient: Hex;
+  exclusiveRelayer: Hex;
+  message: Hex;
+}
+
+/** A FundsDeposited log's arguments, relay data and relay hashes (decoded with viem: an independent check). */
+export function decodeDeposit(originChainId: number, log: Log) {
+  const { eventName, args } = decodeEventLog({ abi: spokeAbi, data: log.data, topics: log.topics as never });
+  if (eventName !== "FundsDeposited") throw new Error(`not a FundsDeposited log: ${eventName}`);
+  const a = args as unknown as FundsDepositedArgs;
+  const relayData: RelayData = {
+    depositor: a.depositor,
+    recipient: a.recipient,
+    exclusiveRelayer: a.exclusiveRelayer,
+    inputToken: a.inputToken,
+    outputToken: a.outputToken,
+    inputAmount: a.inputAmount,
+    outputAmount: a.outputAmount,
+    originChainId: BigInt(originChainId),
+    depositId: a.depositId,
+    fillDeadline: Number(a.fillDeadline),
+    exclusivityDeadline: Number(a.exclusivityDeadline),
+    message: a.message,
+  };
+  const destinationChainId = Number(a.destinationChainId);
+  return {
+    a,
+    relayData,
+    destinationChainId,
+    internalRelayHash: internalRelayHash(relayData, messageHash(a.message), destinationChainId),
   };
 }
 
@@ -118,7 +182,7 @@ export async function fillDeposit(f: DevnetFixture, d: MadeDeposit): Promise<Hex
     address: dest.contracts.spokePool,
     abi: spokeAbi,
     functionName: "fillRelay",
-    args: [d.relayData, BigInt(d.destinationChainId), b32(relayer.address)],
+    args: [d.relayData, BigInt(d.destinationChainId), addressToBytes32(relayer.address)],
   });
   const receipt = await client.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error("fill reverted");
