@@ -76,6 +76,7 @@ async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
           marginBps: config.crosschainRelayerMarginBps,
           isRouteEnabled: (route) => services.routes.isRouteEnabled(route),
           estimateFillCost: createFillCostEstimator(services.cache, chains),
+          tuning: { leaseTtlSec: config.crosschainRelayerLeaseSec },
         })
       : undefined;
   if (relayer) wakeRelayer = () => relayer.wake();

@@ -171,11 +171,13 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     return reserved;
   }
 
-  async function poll(): Promise<void> {
+  /** One poll; false when another instance holds the lease (nothing done). */
+  async function poll(): Promise<boolean> {
+    if (!(await env.lease.hold())) return false;
     const ctx = await reader.context();
     let active = await store.activeIntents(chainId);
     for (const intent of active) {
-      if (stopping) return;
+      if (stopping) return true;
       await reconciler.reconcile(intent, ctx, active);
     }
     if (active.length) active = await store.activeIntents(chainId);
@@ -215,6 +217,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     }
     chainStatus.nextNonce = env.nonces.next;
     chainStatus.inFlight = active.length + sent;
+    return true;
   }
 
   function sleep(ms: number): Promise<void> {
@@ -240,8 +243,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     let lastError: string | null = null;
     while (!stopping) {
       try {
-        await poll();
-        chainStatus.state = "running";
+        chainStatus.state = (await poll()) ? "running" : "standby";
         chainStatus.lastError = lastError = null;
       } catch (error) {
         const message = shortError(error);
@@ -265,6 +267,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
       stopping = true;
       wakeUp?.();
       await done;
+      await env.lease.release().catch((error) => env.log.warn({ err: shortError(error) }, "lease not released"));
     },
   };
 }

@@ -11,6 +11,7 @@ import type { Route } from "./decision.ts";
 import { type DestinationWorker, startDestinationWorker } from "./destinationWorker.ts";
 import { createFillSender } from "./fillSender.ts";
 import { createIntentsStore } from "./intentsStore.ts";
+import { createRelayerLease, leaseHolderId } from "./lease.ts";
 import { createNonceManager } from "./nonceManager.ts";
 import type { ChainRelayerStatus, PendingDeposit, RelayerHooks, RelayerStatus } from "./types.ts";
 import { DEFAULT_TUNING, type RelayerTuning } from "./workerEnv.ts";
@@ -64,6 +65,7 @@ export function startRelayer(p: StartRelayerParameters): Relayer {
   }
   const tuning = { ...DEFAULT_TUNING, ...p.tuning };
   const store = createIntentsStore(p.db);
+  const holder = leaseHolderId();
   const status: RelayerStatus = {
     address: account.address,
     running: true,
@@ -88,6 +90,7 @@ export function startRelayer(p: StartRelayerParameters): Relayer {
     return startDestinationWorker(
       {
         chain,
+        lease: createRelayerLease(p.db, account.address, chain.chainId, tuning.leaseTtlSec, holder),
         chains: p.chains,
         address: account.address,
         store,

@@ -35,6 +35,8 @@ startRelayer({
   marginBps: 0,
   isRouteEnabled: () => true,
   destinationChainIds: config.destinationChainIds,
+  // The killed process never releases its lease: its successor takes over when it expires.
+  tuning: { leaseTtlSec: 1 },
   hooks: {
     async onStep(step, info) {
       if (step !== config.crashAt) return;

@@ -46,7 +46,9 @@ beforeAll(async () => {
 afterEach(async () => {
   await relayer?.stop();
   relayer = undefined;
-  await db.exec("TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills, crosschain.speedups");
+  await db.exec(
+    "TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills, crosschain.speedups, crosschain.relayer_leases",
+  );
 });
 
 afterAll(async () => {
@@ -264,6 +266,57 @@ describe("relayer", () => {
       updatedOutputAmount: usdc("99.5"),
       updatedRecipient: addressToBytes32(updated),
     });
+  });
+
+  it("with two instances on one key, one fills and the other stands by, then takes over when the first stops", async () => {
+    const f = devnet();
+    const first = start({ tuning: { leaseTtlSec: 1 } });
+    const second = startRelayer({
+      db,
+      chains: fixtureChains(f),
+      privateKey: f.accounts.relayer.privateKey,
+      logger,
+      pollMs: 100,
+      marginBps: 10,
+      isRouteEnabled: () => true,
+      destinationChainIds: [B],
+      tuning: { leaseTtlSec: 1 },
+    });
+    try {
+      await waitFor(
+        "one running, one standing by",
+        async () =>
+          [first, second]
+            .map((r) => r.status.chains[0]?.state)
+            .sort()
+            .join() === "running,standby",
+      );
+      const [holder, standby] = first.status.chains[0]?.state === "running" ? [first, second] : [second, first];
+      const d1 = await depositAndIndex(f, db, {
+        origin: A,
+        destination: B,
+        inputAmount: usdc("10"),
+        outputAmount: usdc("9.9"),
+      });
+      await waitFor("first fill confirmed", confirmed(d1));
+      expect(holder.status.sent).toBe(1);
+      expect(standby.status.sent).toBe(0);
+      // The holder stops (and releases its lease): the standby instance takes over.
+      await holder.stop();
+      const d2 = await depositAndIndex(f, db, {
+        origin: A,
+        destination: B,
+        inputAmount: usdc("10"),
+        outputAmount: usdc("9.9"),
+      });
+      await waitFor("second fill confirmed", confirmed(d2));
+      expect(standby.status.sent).toBe(1);
+      expect(standby.status.chains[0]?.state).toBe("running");
+      await expectFilledOnceByRelayer(f, d1);
+      await expectFilledOnceByRelayer(f, d2);
+    } finally {
+      await second.stop();
+    }
   });
 
   it("never sends a fill for a relay another relayer filled (checks fillStatuses first)", async () => {

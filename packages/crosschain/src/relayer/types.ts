@@ -53,7 +53,8 @@ export type SkipReason =
 
 export interface ChainRelayerStatus {
   chainId: number;
-  state: "starting" | "running" | "error" | "stopped";
+  /** "standby": another instance holds this key's lease on the chain (see lease.ts). */
+  state: "starting" | "running" | "standby" | "error" | "stopped";
   /** The nonce the next fill will use. */
   nextNonce: number | null;
   /** Intents in 'sending' or 'sent'. */

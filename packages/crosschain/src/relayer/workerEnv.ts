@@ -10,6 +10,7 @@ import type { Route } from "./decision.ts";
 import { bumpFees, type Fees } from "./fees.ts";
 import { BroadcastFailure, type FillSender, shortError } from "./fillSender.ts";
 import type { IntentsStore } from "./intentsStore.ts";
+import type { RelayerLease } from "./lease.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import type { ChainRelayerStatus, FillStep, PendingDeposit, RelayerHooks, RelayerStatus } from "./types.ts";
 
@@ -29,6 +30,8 @@ export interface RelayerTuning {
   gasLimitPercent?: number;
   /** How long a poll waits for an approval to be mined (default 60 000). */
   approvalTimeoutMs?: number;
+  /** Seconds a relayer's lease on a destination chain lasts without renewal (default 30; see lease.ts). */
+  leaseTtlSec?: number;
 }
 
 export const DEFAULT_TUNING: Required<RelayerTuning> = {
@@ -39,6 +42,7 @@ export const DEFAULT_TUNING: Required<RelayerTuning> = {
   fillLogLookbackBlocks: 100_000,
   gasLimitPercent: 125,
   approvalTimeoutMs: 60_000,
+  leaseTtlSec: 30,
 };
 
 /** What this process knows of an intent beyond its row: every hash sent for it, the last fees. */
@@ -53,6 +57,7 @@ export interface Tracked {
 
 export interface WorkerEnv {
   chain: SpokeChain;
+  lease: RelayerLease;
   chains: readonly SpokeChain[];
   address: Address;
   store: IntentsStore;

@@ -146,6 +146,13 @@ export const options = {
     description: "Profit the relayer requires on top of its gas cost, in basis points of the input amount.",
     parse: parseInt_(0, 10_000),
   }),
+  crosschainRelayerLeaseSec: option({
+    env: "CROSSCHAIN_RELAYER_LEASE_SEC",
+    default: 30,
+    description:
+      "Lease of a relayer key per destination chain: with several instances one fills, the others take over this long after it stops.",
+    parse: parseInt_(1, 3_600),
+  }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({
     env: "CHAINSTATS_CHAINS",
