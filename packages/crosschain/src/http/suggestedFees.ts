@@ -392,7 +392,7 @@ export async function quoteSuggestedFees(services: QuoteServices, q: Query): Pro
       canFillInstantly && services.settings.exclusivityPeriodSec > 0
         ? { exclusiveRelayer: relayer, exclusivityPeriodSec: services.settings.exclusivityPeriodSec }
         : { exclusiveRelayer: ZERO_ADDRESS, exclusivityPeriodSec: 0 },
-    fillTime: services.settings.fillTime,
+    fillTime: services.settings.fillTime ?? services.observedFillTimes.config(),
     spokePoolAddress: origin.spokePool,
     destinationSpokePoolAddress: destination.spokePool,
   });

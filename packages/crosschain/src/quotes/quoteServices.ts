@@ -16,6 +16,7 @@ import { DEFAULT_FILL_DEADLINE_BUFFER_SEC, DEFAULT_QUOTE_TIMESTAMP_MAX_AGE_SEC }
 import type { FillTimeConfig } from "../domain/fees/fillTime.ts";
 import { type ChainStateCache, type ChainStateCacheOptions, createChainStateCache } from "./chainStateCache.ts";
 import { type EnabledRoutes, loadEnabledRoutes } from "./enabledRoutes.ts";
+import { createObservedFillTimes, type ObservedFillTimes } from "./observedFillTimes.ts";
 import { parseUsdPrice } from "./prices.ts";
 
 /** Knobs of the fee quote (defaults follow the anchor). */
@@ -31,6 +32,7 @@ export interface QuoteSettings {
   quoteTimestampMaxAgeSec: number;
   /** Exclusivity granted to the service's relayer when it can fill the amount; 0 (default) = none. */
   exclusivityPeriodSec: number;
+  /** A fixed fill-time table; default: the one observed from our own fills (observedFillTimes.ts). */
   fillTime?: FillTimeConfig;
   /** Chain state older than this is not quoted from (503); default 120 s. */
   maxStateAgeMs: number;
@@ -56,6 +58,8 @@ export interface QuoteServices {
   cache: ChainStateCache;
   settings: QuoteSettings;
   relayerAddress: Address | undefined;
+  /** p75 fill times of our own fills, used when `settings.fillTime` is not given. */
+  observedFillTimes: ObservedFillTimes;
 }
 
 /** Options from the platform configuration (CROSSCHAIN_ROUTES_FILE). */
@@ -97,6 +101,7 @@ export function createQuoteServices(context: PlatformContext, options: QuoteOpti
     routes,
     cache,
     relayerAddress,
+    observedFillTimes: createObservedFillTimes(context.db, chains, logger),
     settings: {
       capitalCostConfigs: options.capitalCostConfigs ?? DEFAULT_CAPITAL_COST_CONFIGS,
       limitsBufferMultiplier: options.limitsBufferMultiplier,
@@ -127,7 +132,13 @@ export function quoteServicesFor(
 
 /** The background part: keeps the chain-state cache of `context` refreshed until `stop()`. */
 export function startQuoteJobs(context: PlatformContext): BackgroundJob {
-  const { cache } = quoteServicesFor(context);
+  const { cache, observedFillTimes } = quoteServicesFor(context);
   cache.start();
-  return { stop: () => cache.stop() };
+  observedFillTimes.start();
+  return {
+    stop: async () => {
+      observedFillTimes.stop();
+      await cache.stop();
+    },
+  };
 }

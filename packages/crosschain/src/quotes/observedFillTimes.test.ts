@@ -1,0 +1,81 @@
+/**
+ * The fill-time table from our own fills, on a real two-chain devnet: five deposits filled 3, 4, 6, 9 and
+ * 30 s after their deposit blocks give a p75 of 9 s for the route, which `/suggested-fees` then reports
+ * as `estimatedFillTimeSec` (other routes keep the 10 s default).
+ */
+import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
+import { startTestService, type TestService } from "@platform/kernel";
+import { parseUnits } from "viem";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { spokeChains } from "../deployments.ts";
+import { crosschainService } from "../index.ts";
+import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
+import { contextChains, fillDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
+import { readObservedFillTimes } from "./observedFillTimes.ts";
+import { quoteServicesFor } from "./quoteServices.ts";
+
+const A = 8453;
+const B = 10;
+let f: DevnetFixture;
+let s: TestService;
+let indexers: ReturnType<typeof startSpokePoolIndexers>;
+
+beforeAll(async () => {
+  f = await startDevnetFixture({ chainIds: [A, B] });
+  const chains = contextChains(f);
+  s = await startTestService(crosschainService, {
+    chains,
+    config: { crosschainPollMs: 50, crosschainRelayerKey: f.accounts.relayer.privateKey },
+  });
+  indexers = startSpokePoolIndexers({ ...s.context, chains: spokeChains(chains) });
+});
+
+afterAll(async () => {
+  await indexers?.stop();
+  await s?.close();
+  await f?.stop();
+});
+
+it("p75 of fill block time − deposit block time per route becomes estimatedFillTimeSec", async () => {
+  for (const delay of [3, 4, 6, 9, 30]) {
+    const d = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      inputAmount: parseUnits("10", 6),
+      outputAmount: parseUnits("9.9", 6),
+    });
+    // The fill's block on the destination is mined exactly `delay` seconds after the deposit's block.
+    await f
+      .publicClient(B)
+      .request({ method: "evm_setNextBlockTimestamp" as never, params: [d.blockTimestamp + delay] as never });
+    await fillDeposit(f, d);
+  }
+  const chains = spokeChains(contextChains(f));
+  const nowSec = Math.floor(Date.now() / 1000) + 60;
+  let table = await readObservedFillTimes(s.context.db, chains, nowSec);
+  for (let i = 0; i < 200 && table.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 50)); // the indexer stores the fills
+    table = await readObservedFillTimes(s.context.db, chains, nowSec);
+  }
+  expect(table).toEqual([
+    expect.objectContaining({
+      originChains: ["8453"],
+      destinationChains: ["10"],
+      tokenGroups: ["USDC"],
+      fillTimeSec: 9,
+    }),
+  ]);
+
+  const services = quoteServicesFor(s.context);
+  await services.observedFillTimes.refresh();
+  const quote = async (symbol: string) => {
+    const token = (chainId: number) => f.chain(chainId).tokens.find((t) => t.symbol === symbol)?.address;
+    const res = await fetch(
+      `${s.url}/api/suggested-fees?originChainId=${A}&destinationChainId=${B}&inputToken=${token(A)}&outputToken=${token(B)}&amount=${symbol === "USDC" ? 5_000_000 : 5n * 10n ** 18n}`,
+      { headers: { authorization: `Bearer ${s.apiKey}` } },
+    );
+    return (await res.json()) as { estimatedFillTimeSec: number };
+  };
+  expect((await quote("USDC")).estimatedFillTimeSec).toBe(9);
+  expect((await quote("DAI")).estimatedFillTimeSec).toBe(10);
+});
