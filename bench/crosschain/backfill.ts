@@ -8,13 +8,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { createBlockFetcher, loadArtifact, manifestToken, startAnvil } from "@platform/chains";
+import { createBlockFetcher, startAnvil } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { rpc } from "@platform/chainstats/testing";
 import { crosschainService } from "@platform/crosschain";
-import { contextChains } from "@platform/crosschain/testing";
+import { contextChains, mineDeposits } from "@platform/crosschain/testing";
 import { createDatabase, createLogger, kernelMigrations, migrate } from "@platform/kernel";
-import { encodeFunctionData, erc20Abi, maxUint256, pad, zeroAddress } from "viem";
 import { spokeChains } from "../../packages/crosschain/src/deployments.ts";
 import { createIntegratorIdPass } from "../../packages/crosschain/src/indexer/integratorIds.ts";
 import { CALLS_FAILED_TOPIC, SPOKE_TOPICS } from "../../packages/crosschain/src/indexer/spokePoolEvents.ts";
@@ -39,58 +38,16 @@ async function depositHistory(count: number) {
     await f.stop();
     return { file, chains };
   }
-  const chain = f.chain(CHAIN);
-  const url = chain.rpcUrl;
-  const user = f.accounts.users[0]?.address as `0x${string}`;
-  const usdc = manifestToken(chain, "USDC").address;
-  const b32 = (a: string) => pad(a.toLowerCase() as `0x${string}`, { size: 32 });
-  await rpc(url, "eth_sendTransaction", [
-    {
-      from: user,
-      to: usdc,
-      data: encodeFunctionData({
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [chain.contracts.spokePool, maxUint256],
-      }),
+  const url = f.chain(CHAIN).rpcUrl;
+  await mineDeposits(f, {
+    origin: CHAIN,
+    destination: 10,
+    count,
+    perBlock: PER_BLOCK,
+    onBlock: (done) => {
+      if ((done / PER_BLOCK) % 100 === 0) process.stdout.write(`  deposits: ${done}/${count}\n`);
     },
-  ]);
-  await rpc(url, "evm_setAutomine", [false]);
-  const now = Number((await rpc<{ timestamp: string }>(url, "eth_getBlockByNumber", ["latest", false])).timestamp);
-  const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
-  const outUsdc = manifestToken(f.chain(10), "USDC").address;
-  for (let done = 0; done < count; done += PER_BLOCK) {
-    const batch = [];
-    for (let i = 0; i < Math.min(PER_BLOCK, count - done); i++) {
-      const data = encodeFunctionData({
-        abi: spokeAbi,
-        functionName: "deposit",
-        args: [
-          b32(user),
-          b32(user),
-          b32(usdc),
-          b32(outUsdc),
-          1_000_000n + BigInt(i),
-          990_000n,
-          10n,
-          b32(zeroAddress),
-          now,
-          now + 20_000,
-          0,
-          "0x",
-        ],
-      });
-      batch.push({
-        jsonrpc: "2.0",
-        id: i,
-        method: "eth_sendTransaction",
-        params: [{ from: user, to: chain.contracts.spokePool, data, gas: "0x30000" }],
-      });
-    }
-    await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(batch) });
-    await rpc(url, "evm_mine", []);
-    if ((done / PER_BLOCK) % 20 === 0) process.stdout.write(`  deposits: ${done + PER_BLOCK}/${count}\n`);
-  }
+  });
   // anvil_dumpState answers gzipped JSON as hex; `--load-state` reads the JSON itself.
   const dumped = await rpc<string>(url, "anvil_dumpState");
   writeFileSync(file, gunzipSync(Buffer.from(dumped.slice(2), "hex")));

@@ -7,6 +7,7 @@ import type { DevnetFixture } from "@platform/chains/testing";
 import {
   type Address,
   decodeEventLog,
+  encodeFunctionData,
   erc20Abi,
   type Hex,
   type Log,
@@ -198,3 +199,99 @@ export const contextChains = (f: DevnetFixture) =>
     tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
     wrappedNativeToken: c.wrappedNativeToken,
   }));
+
+async function jsonRpc<T>(url: string, body: unknown): Promise<T> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  const reply = (await res.json()) as { result?: T; error?: { message: string } } | { error?: { message: string } }[];
+  const failed = Array.isArray(reply) ? reply.find((r) => r.error) : reply.error ? reply : undefined;
+  if (failed?.error) throw new Error(`JSON-RPC: ${failed.error.message}`);
+  return (Array.isArray(reply) ? reply : reply.result) as T;
+}
+
+/**
+ * Many deposits fast: USDC deposits of demo user `user` from `origin` to `destination`, `perBlock` to a
+ * block (sent as one JSON-RPC batch with automine off, then one `evm_mine`; about 120 fit the 30M block
+ * gas limit). `integratorId(i)` tags the i-th deposit's calldata like the app-sdk. Automine is restored.
+ */
+export async function mineDeposits(
+  f: DevnetFixture,
+  o: {
+    origin: number;
+    destination: number;
+    count: number;
+    perBlock: number;
+    user?: number;
+    integratorId?: (index: number) => Hex | undefined;
+    onBlock?: (done: number) => void;
+  },
+): Promise<void> {
+  const chain = f.chain(o.origin);
+  const url = chain.rpcUrl;
+  const user = f.accounts.users[o.user ?? 0]?.address;
+  if (!user) throw new Error("no such demo user");
+  const usdc = manifestToken(chain, "USDC").address;
+  const outUsdc = manifestToken(f.chain(o.destination), "USDC").address;
+  const approve = encodeFunctionData({
+    abi: erc20Abi,
+    functionName: "approve",
+    args: [chain.contracts.spokePool, maxUint256],
+  });
+  await f.publicClient(o.origin).waitForTransactionReceipt({
+    hash: await jsonRpc<Hex>(url, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "eth_sendTransaction",
+      params: [{ from: user, to: usdc, data: approve }],
+    }),
+  });
+  const block = await jsonRpc<{ timestamp: string }>(url, {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "eth_getBlockByNumber",
+    params: ["latest", false],
+  });
+  const now = Number(block.timestamp);
+  await jsonRpc(url, { jsonrpc: "2.0", id: 0, method: "evm_setAutomine", params: [false] });
+  try {
+    for (let done = 0; done < o.count; done += o.perBlock) {
+      const batch = [];
+      for (let i = done; i < Math.min(done + o.perBlock, o.count); i++) {
+        const call = encodeFunctionData({
+          abi: spokeAbi,
+          functionName: "deposit",
+          args: [
+            addressToBytes32(user),
+            addressToBytes32(user),
+            addressToBytes32(usdc),
+            addressToBytes32(outUsdc),
+            1_000_000n + BigInt(i % 1000),
+            990_000n,
+            BigInt(o.destination),
+            addressToBytes32(zeroAddress),
+            now,
+            now + 20_000,
+            0,
+            "0x",
+          ],
+        });
+        const tag = o.integratorId?.(i);
+        const data = tag ? `${call}1dc0de${tag.slice(2)}` : call;
+        batch.push({
+          jsonrpc: "2.0",
+          id: i,
+          method: "eth_sendTransaction",
+          params: [{ from: user, to: chain.contracts.spokePool, data, gas: "0x30000" }],
+        });
+      }
+      await jsonRpc(url, batch);
+      await jsonRpc(url, { jsonrpc: "2.0", id: 0, method: "evm_mine", params: [] });
+      o.onBlock?.(Math.min(done + o.perBlock, o.count));
+    }
+  } finally {
+    await jsonRpc(url, { jsonrpc: "2.0", id: 0, method: "evm_setAutomine", params: [true] });
+  }
+}
