@@ -43,17 +43,29 @@ export interface PlatformProcess {
 
 /** Starts `platform start` and resolves once it printed that it runs. */
 export function startPlatformProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<PlatformProcess> {
-  const child = spawn(process.execPath, [BIN, "start"], { env: { ...process.env, ...env }, stdio: "pipe" });
+  return startCommandProcess(["start"], env, "Ctrl-C stops the platform", timeoutMs);
+}
+
+/** Starts `platform <args>` and resolves once its output contains `ready`. */
+export function startCommandProcess(
+  args: string[],
+  env: Record<string, string>,
+  ready: string,
+  timeoutMs = 60_000,
+): Promise<PlatformProcess> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`platform start did not come up in time:\n${out}`));
+      reject(new Error(`platform ${args.join(" ")} did not come up in time:\n${out}`));
     }, timeoutMs);
+    let started = false;
     const onData = (chunk: Buffer) => {
       out += chunk;
-      if (!out.includes("Ctrl-C stops the platform")) return;
+      if (started || !out.includes(ready)) return;
+      started = true;
       clearTimeout(timer);
       const baseUrls: Record<string, string> = {};
       for (const m of out.matchAll(/│\s*([a-z]+)\s*│\s*(http:\/\/\S+)\s*│/g)) baseUrls[m[1] as string] = m[2] as string;
@@ -73,12 +85,10 @@ export function startPlatformProcess(env: Record<string, string>, timeoutMs = 60
       });
     };
     child.stdout.on("data", onData);
-    child.stderr.on("data", (c) => {
-      out += c;
-    });
+    child.stderr.on("data", onData);
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`platform start exited with ${code}:\n${out}`));
+      reject(new Error(`platform ${args.join(" ")} exited with ${code}:\n${out}`));
     });
   });
 }

@@ -18,7 +18,7 @@ import { formatError } from "./http/errorFormat.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
 import { quoteServicesFor, registerQuoteRoutes, startQuoteJobs } from "./quotes/index.ts"; // quotes
-import { startRelayer } from "./relayer/index.ts";
+import { type Relayer, startRelayer } from "./relayer/index.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
 export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
@@ -57,13 +57,25 @@ async function createServer(context: PlatformContext) {
   return app;
 }
 
-async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+export interface CrosschainJobs extends BackgroundJob {
+  /** Undefined when the relayer is disabled or has no key. */
+  relayer: Relayer | undefined;
+}
+
+/**
+ * The background work of the service: the quote chain-state cache (also the relayer's fill costs), the
+ * SpokePool indexers (with the integrator-id pass) unless `indexers: false`, and the relayer when
+ * `CROSSCHAIN_RELAYER` is on and it has a key. `platform start` runs it all; `platform relayer` runs the
+ * relayer role on its own (optionally leaving indexing to other instances).
+ */
+export function startCrosschainJobs(context: PlatformContext, o: { indexers?: boolean } = {}): CrosschainJobs {
   const { config, db, logger } = context;
   const chains = spokeChains(context.chains);
   // New deposits wake the relayer at once instead of at its next poll.
   let wakeRelayer = () => {};
-  const indexers = startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
-  const quotes = startQuoteJobs(context); // quotes: keeps the chain-state cache warm
+  const indexers =
+    o.indexers === false ? undefined : startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
+  const quotes = startQuoteJobs(context); // keeps the chain-state cache warm
   const services = quoteServicesFor(context);
   const relayer =
     config.crosschainRelayer && config.crosschainRelayerKey
@@ -84,12 +96,17 @@ async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
     logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
   }
   return {
+    relayer,
     async stop() {
       await relayer?.stop();
-      await indexers.stop();
-      await quotes.stop(); // quotes
+      await indexers?.stop();
+      await quotes.stop();
     },
   };
+}
+
+async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+  return startCrosschainJobs(context);
 }
 
 export const crosschainService: ServiceDefinition = {

@@ -1,5 +1,6 @@
 /**
- * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`.
+ * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`, `devnet`,
+ * `relayer` (the crosschain relayer role alone), `chainstats backfill`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
 import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
@@ -9,6 +10,7 @@ import { configCommand } from "./commands/config.ts";
 import { devnetCommand } from "./commands/devnet.ts";
 import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
+import { relayerCommand } from "./commands/relayer.ts";
 import { startPlatform } from "./commands/start.ts";
 
 function config(): Config {
@@ -82,6 +84,22 @@ program
       const c = config();
       await devnetCommand(c, createLogger({ level: c.logLevel }), o);
       process.exit(0);
+    }),
+  );
+
+program
+  .command("relayer")
+  .description("run the crosschain relayer role alone (fills pending deposits with its key) until Ctrl-C")
+  .option("--no-indexer", "do not index the SpokePools here (other instances do)")
+  .action(
+    run(async (o: { indexer: boolean }) => {
+      const stop = await relayerCommand(config(), o);
+      const shutdown = async () => {
+        await stop();
+        process.exit(0);
+      };
+      process.once("SIGINT", () => void shutdown());
+      process.once("SIGTERM", () => void shutdown());
     }),
   );
 
