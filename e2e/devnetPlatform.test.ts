@@ -11,7 +11,7 @@ import { type DevnetManifest, loadArtifact, manifestToken, viemChain } from "@pl
 import { createPublicClient, createWalletClient, erc20Abi, http, pad, parseEventLogs, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PlatformProcess, startPlatformProcess } from "./support/platformProcess.ts";
+import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
 
 const CHAINS = [1337, 10];
 let platform: PlatformProcess;
@@ -112,6 +112,31 @@ describe("platform start with the devnet", () => {
     expect(body?.status).toBe("1");
     expect(body?.result.reduce((s, r) => s + r.blockCount, 0)).toBe(head + 1);
     expect(body?.result.map((r) => r.UTCDate)).toContain(today);
+  });
+
+  it("platform status shows every indexer following its chain and the relayer running", async () => {
+    type ServiceStatus = { indexers: { chainId: number; state: string }[]; relayer?: { chains: { state: string }[] } };
+    let status: { crosschain?: ServiceStatus; chainstats?: ServiceStatus } = {};
+    for (let i = 0; i < 100; i++) {
+      const r = await runPlatform(["status", "--json"], { DATA_DIR: dataDir });
+      expect(r.code, r.stderr).toBe(0);
+      status = JSON.parse(r.stdout);
+      const states = [...(status.crosschain?.indexers ?? []), ...(status.chainstats?.indexers ?? [])].map(
+        (x) => x.state,
+      );
+      const relaying = status.crosschain?.relayer?.chains.every((c) => c.state === "running");
+      if (states.length === 2 * CHAINS.length && states.every((s) => s === "following") && relaying) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const service of ["crosschain", "chainstats"] as const) {
+      expect(status[service]?.indexers.map((x) => [x.chainId, x.state]).sort()).toEqual(
+        [...CHAINS].sort().map((id) => [id, "following"]),
+      );
+    }
+    expect(status.crosschain?.relayer?.chains.map((c) => c.state)).toEqual(CHAINS.map(() => "running"));
+    const table = await runPlatform(["status"], { DATA_DIR: dataDir });
+    expect(table.stdout).toContain("Indexers");
+    expect(table.stdout).toMatch(/Relayer 0x[0-9a-fA-F]{40}/);
   });
 
   it("stops every anvil on SIGTERM", async () => {

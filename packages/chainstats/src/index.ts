@@ -13,6 +13,7 @@ import {
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
+  toJobStatus,
 } from "@platform/kernel";
 import { PLAN_NAMES } from "./domain/plans.ts";
 import { registerChainList } from "./http/chainlist.ts";
@@ -83,8 +84,10 @@ export function createIndexers({
 
 async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
   const controller = new AbortController();
-  const runs = createIndexers(context).map((indexer) => indexer.run(controller.signal));
+  const indexers = createIndexers(context);
+  const runs = indexers.map((indexer) => indexer.run(controller.signal));
   return {
+    status: () => toJobStatus({ indexers: indexers.map((i) => i.status) }),
     async stop() {
       controller.abort();
       await Promise.all(runs);

@@ -10,6 +10,7 @@ import {
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
+  toJobStatus,
 } from "@platform/kernel";
 import { spokeChains } from "./deployments.ts";
 import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
@@ -97,6 +98,17 @@ export function startCrosschainJobs(context: PlatformContext, o: { indexers?: bo
   }
   return {
     relayer,
+    status: () =>
+      toJobStatus({
+        indexers: indexers?.indexers.map((i) => i.status) ?? [],
+        relayer: relayer?.status ?? null,
+        chainState: [...services.cache.snapshot().chains.values()].map((c) => ({
+          chainId: c.chainId,
+          blockNumber: c.blockNumber,
+          ageMs: Date.now() - c.updatedAt,
+          error: services.cache.snapshot().errors.get(c.chainId) ?? null,
+        })),
+      }),
     async stop() {
       await relayer?.stop();
       await indexers?.stop();

@@ -14,6 +14,7 @@ export { loadMigrations, type Migration, migrate } from "./db/migrate.ts";
 export { createTestDatabase, type TestDatabase } from "./db/testDatabase.ts";
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, toHttpError } from "./http/httpError.ts";
+export { redactUrls, toJobStatus } from "./jobStatus.ts";
 export {
   createMemoryRateCounter,
   createRateCounter,
@@ -21,7 +22,7 @@ export {
   type RateCounter,
 } from "./limits/rateCounter.ts";
 export { createLogger, type Logger, redactUrl } from "./log/logger.ts";
-export type { BackgroundJob, ChainEndpoint, PlatformContext, ServiceDefinition } from "./service.ts";
+export type { BackgroundJob, ChainEndpoint, JobStatus, PlatformContext, ServiceDefinition } from "./service.ts";
 
 import { loadMigrations } from "./db/migrate.ts";
 

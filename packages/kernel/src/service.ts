@@ -32,7 +32,12 @@ export interface PlatformContext {
 /** A background role of a service (an indexer, a relayer); stopped before the database closes. */
 export interface BackgroundJob {
   stop(): Promise<void>;
+  /** What it is doing, for operators (`platform status`): JSON-safe, secrets removed (see `toJobStatus`). */
+  status?(): JobStatus;
 }
+
+/** A JSON-safe snapshot of a background job. */
+export type JobStatus = Record<string, unknown>;
 
 export interface ServiceDefinition {
   /** Also the Postgres schema it owns and the `--service` name of its API keys. */

@@ -1,6 +1,6 @@
 /**
  * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`, `devnet`,
- * `relayer` (the crosschain relayer role alone), `chainstats backfill`.
+ * `relayer` (the crosschain relayer role alone), `status` (background jobs), `chainstats backfill`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
 import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
@@ -12,6 +12,7 @@ import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { relayerCommand } from "./commands/relayer.ts";
 import { startPlatform } from "./commands/start.ts";
+import { statusCommand } from "./commands/status.ts";
 
 function config(): Config {
   return loadConfig();
@@ -86,6 +87,12 @@ program
       process.exit(0);
     }),
   );
+
+program
+  .command("status")
+  .description("what the running platform's background jobs are doing (indexers, relayer)")
+  .option("--json", "print JSON")
+  .action(run((o: { json?: boolean }) => statusCommand(config(), o)));
 
 program
   .command("relayer")

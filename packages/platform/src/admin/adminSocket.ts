@@ -2,7 +2,7 @@
  * The local admin endpoint of a running platform: HTTP over a Unix socket at `DATA_DIR/platform.sock`
  * with mode 0600, so only the operator who owns the data folder can use it. It exists because one
  * PGlite data folder can be open in one process only: while the platform runs, `platform keys`
- * goes through it instead of opening the database.
+ * goes through it instead of opening the database. `platform status` reads the jobs' status from it.
  */
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
@@ -13,7 +13,11 @@ import { keyPlanFor } from "../services.ts";
 
 export const adminSocketPath = (dataDir: string) => join(dataDir, "platform.sock");
 
-export async function startAdminServer(dataDir: string, apiKeys: ApiKeyStore): Promise<FastifyInstance> {
+export async function startAdminServer(
+  dataDir: string,
+  apiKeys: ApiKeyStore,
+  jobStatus: () => Record<string, unknown> = () => ({}),
+): Promise<FastifyInstance> {
   const path = adminSocketPath(dataDir);
   if (existsSync(path)) unlinkSync(path); // stale: the caller checked nothing answers on it
   const app = Fastify({ bodyLimit: 16_384 });
@@ -26,6 +30,8 @@ export async function startAdminServer(dataDir: string, apiKeys: ApiKeyStore): P
       return reply.code(400).send({ error: (error as Error).message });
     }
   });
+  // What each service's background jobs are doing (`platform status`).
+  app.get("/status", async () => jobStatus());
   app.delete("/keys/:id", async (req) => ({ revoked: await apiKeys.revoke((req.params as { id: string }).id) }));
   await app.listen({ path });
   chmodSync(path, 0o600);

@@ -4,7 +4,7 @@
  * the local admin socket. Prints the services and their base URLs, and on the first start of each
  * service a demo API key (only its hash is stored). `stop()` undoes it all in reverse order.
  */
-import { type Config, closeGracefully, type PlatformContext } from "@platform/kernel";
+import { type BackgroundJob, type Config, closeGracefully, type PlatformContext } from "@platform/kernel";
 import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
 import { resolveChains } from "../chainEndpoints.ts";
 import { openPlatform } from "../openPlatform.ts";
@@ -46,13 +46,15 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
     };
 
     const running: RunningService[] = [];
+    const jobs = new Map<string, BackgroundJob>();
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
       const app = await service.createServer(context);
       await app.listen({ host: config.host, port: service.port(config) });
       stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
       if (service.startJobs) {
-        const jobs = await service.startJobs(context);
-        stops.push(() => jobs.stop());
+        const job = await service.startJobs(context);
+        jobs.set(service.name, job);
+        stops.push(() => job.stop());
       }
       const address = app.server.address();
       const port = typeof address === "object" && address ? address.port : service.port(config);
@@ -60,7 +62,9 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
       running.push({ name: service.name, title: service.title, origin, baseUrl: `${origin}${service.basePath}` });
     }
 
-    const admin = await startAdminServer(config.dataDir, apiKeys);
+    const admin = await startAdminServer(config.dataDir, apiKeys, () =>
+      Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
+    );
     stops.push(() => admin.close());
 
     // A demo key per service, once in the life of the database (a revoked demo key is not recreated).
