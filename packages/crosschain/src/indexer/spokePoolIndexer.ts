@@ -121,12 +121,13 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
         },
       ]);
       sizeNextRange(to - from + 1n, logs.length);
-      return logs.map((l) => ({
-        ...l,
-        blockNumber: BigInt(l.blockNumber as unknown as string),
-        logIndex: Number(l.logIndex),
-        transactionIndex: Number(l.transactionIndex),
-      })) as Log[];
+      // Converted in place: a backfill reads hundreds of thousands of logs, copies would only feed the GC.
+      for (const l of logs as unknown as Record<string, unknown>[]) {
+        l.blockNumber = BigInt(l.blockNumber as string);
+        l.logIndex = Number(l.logIndex);
+        l.transactionIndex = Number(l.transactionIndex);
+      }
+      return logs;
     } catch (error) {
       // Providers refuse large ranges or result sets in many wordings; halve and let the loop retry.
       if (range > 1n) range /= 2n;
