@@ -59,19 +59,6 @@ describe("createEventDecoder", () => {
     }
   });
 
-  it("hands out the raw words of single-word parameters, wherever they sit", () => {
-    const deposited = spokeEvents.find((e) => e.name === "FundsDeposited") as AbiEvent;
-    const decoder = createEventDecoder(deposited);
-    const { topics, data } = encodeLog(deposited, 5);
-    const args = decoder.decode(topics, data);
-    const w = decoder.words(topics, data, ["depositId", "inputAmount", "depositor", "fillDeadline"] as const);
-    expect(BigInt(`0x${w.depositId}`)).toBe(args.depositId);
-    expect(BigInt(`0x${w.inputAmount}`)).toBe(args.inputAmount);
-    expect(`0x${w.depositor}`).toBe(args.depositor);
-    expect(Number(BigInt(`0x${w.fillDeadline}`))).toBe(args.fillDeadline);
-    expect(() => decoder.words(topics, data, ["message"])).toThrow(/single-word/);
-  });
-
   it("rejects logs that do not fit the event", () => {
     const deposited = spokeEvents.find((e) => e.name === "FundsDeposited") as AbiEvent;
     const decoder = createEventDecoder(deposited);

@@ -27,11 +27,6 @@ export interface EventDecoder {
   selector: Hex;
   /** The event's arguments by name; throws when the log does not fit the event. */
   decode(topics: readonly Hex[], data: Hex): Record<string, unknown>;
-  /**
-   * The raw ABI words (64 hex digits, no 0x) of the named single-word parameters, as they sit in the log:
-   * for callers that re-encode them (hashing) and would otherwise convert to numbers and back.
-   */
-  words<K extends string>(topics: readonly Hex[], data: Hex, names: readonly K[]): Record<K, string>;
 }
 
 const wordAt = (hex: string, i: number): string => {
@@ -121,36 +116,10 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
     dataReaders.push([input.name ?? "", planned[0], offset]);
     offset += planned[1];
   }
-  // Where each single-word parameter sits: topic k, or data word k of the head.
-  const wordAt_: Record<string, { topic: number } | { data: number }> = {};
-  let head = 0;
-  let topic = 1;
-  for (const input of inputs) {
-    const single = staticWord(input.type) !== undefined;
-    if (input.indexed) {
-      if (single) wordAt_[input.name ?? ""] = { topic };
-      topic++;
-    } else {
-      if (single) wordAt_[input.name ?? ""] = { data: head };
-      head += plan(input)?.[1] ?? 1;
-    }
-  }
-  function words<K extends string>(topics: readonly Hex[], data: Hex, names: readonly K[]): Record<K, string> {
-    const out = {} as Record<K, string>;
-    for (const name of names) {
-      const at = wordAt_[name];
-      if (!at) throw new Error(`${event.name}.${name} is not a single-word parameter`);
-      const w = "topic" in at ? (topics[at.topic] ?? "").slice(2) : data.slice(2 + at.data * 64, 2 + at.data * 64 + 64);
-      if (w.length !== 64) throw new RangeError("log is shorter than the event's layout");
-      out[name] = w;
-    }
-    return out;
-  }
   if (!fast) {
     return {
       name: event.name,
       selector,
-      words,
       decode: (topics, data) =>
         decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
     };
@@ -158,7 +127,6 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   return {
     name: event.name,
     selector,
-    words,
     decode(topics, data) {
       if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
       if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");

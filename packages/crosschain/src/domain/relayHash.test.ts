@@ -4,7 +4,6 @@ import {
   addressToBytes32,
   bytes32ToAddress,
   internalRelayHash,
-  internalRelayHashFromWords,
   internalRelayHashOf,
   isEvmAddressBytes32,
   isMessageEmpty,
@@ -12,7 +11,6 @@ import {
   type RelayData,
   relayHash,
   toBytes32,
-  uintWord,
 } from "./relayHash.ts";
 
 // Relay data of a 10 USDC deposit 8453 → 10 with no message.
@@ -142,27 +140,6 @@ describe("internalRelayHash", () => {
       expect(internalRelayHash(d, h, 42161n)).toBe(
         keccak256(encodeAbiParameters(params, [{ ...head, messageHash: h }, 42161n])),
       );
-    }
-  });
-
-  it("internalRelayHashFromWords (the indexer's path from log words) gives the same hash", () => {
-    for (const d of [plain, withMessage, { ...plain, inputAmount: 2n ** 256n - 1n, depositId: 2n ** 255n }]) {
-      const h = messageHash(d.message);
-      const words = {
-        depositor: d.depositor.slice(2),
-        recipient: d.recipient.slice(2),
-        exclusiveRelayer: d.exclusiveRelayer.slice(2),
-        inputToken: d.inputToken.slice(2),
-        outputToken: d.outputToken.slice(2),
-        inputAmount: uintWord(d.inputAmount),
-        outputAmount: uintWord(d.outputAmount),
-        originChainId: uintWord(d.originChainId),
-        depositId: uintWord(d.depositId),
-        fillDeadline: uintWord(d.fillDeadline),
-        exclusivityDeadline: uintWord(d.exclusivityDeadline),
-        destinationChainId: uintWord(42161),
-      };
-      expect(internalRelayHashFromWords(words, h)).toBe(internalRelayHash(d, h, 42161n));
     }
   });
 

@@ -148,37 +148,6 @@ export function internalRelayHash(
   return keccak256Hex(encoded as Hex);
 }
 
-/** The fields of the internal relay hash as ABI words (64 hex digits each, no 0x). */
-export interface RelayHashWords {
-  depositor: string;
-  recipient: string;
-  exclusiveRelayer: string;
-  inputToken: string;
-  outputToken: string;
-  inputAmount: string;
-  outputAmount: string;
-  originChainId: string;
-  depositId: string;
-  fillDeadline: string;
-  exclusivityDeadline: string;
-  destinationChainId: string;
-}
-
-/**
- * {@link internalRelayHash} from the ABI words as they sit in an event log (see `EventDecoder.words`):
- * the indexers' path, which never turns amounts into numbers and back to hash them.
- */
-export function internalRelayHashFromWords(w: RelayHashWords, msgHash: Hex): Hex {
-  const hash = msgHash.slice(2);
-  if (hash.length !== 64) throw new TypeError(`internalRelayHash: messageHash must be 32 bytes, got ${msgHash}`);
-  return keccak256Hex(
-    `0x${TUPLE_OFFSET}${w.destinationChainId}${w.depositor}${w.recipient}${w.exclusiveRelayer}${w.inputToken}${w.outputToken}${w.inputAmount}${w.outputAmount}${w.originChainId}${w.depositId}${w.fillDeadline}${w.exclusivityDeadline}${MESSAGE_HASH_OFFSET_AND_LENGTH}${hash}`,
-  );
-}
-
-/** A chain id (or any uint) as one ABI word. */
-export const uintWord = (n: number | bigint) => uint256(BigInt(n));
-
 const word = (n: number) => n.toString(16).padStart(64, "0");
 /** The tuple starts after two head words (its offset, the destination chain id). */
 const TUPLE_OFFSET = word(0x40);

@@ -4,14 +4,9 @@
  * (the one with `messageHash`, as Across' indexer keys them), so a fill on the destination finds its
  * deposit on the origin.
  */
-import { createEventDecoder, type EventDecoder, loadArtifact } from "@platform/chains";
+import { createEventDecoder, loadArtifact } from "@platform/chains";
 import { type AbiEvent, type Hex, type Log, toEventSelector } from "viem";
-import {
-  messageHash as hashMessage,
-  internalRelayHashFromWords,
-  type RelayDataWithoutMessage,
-  uintWord,
-} from "../domain/relayHash.ts";
+import { messageHash as hashMessage, internalRelayHash, type RelayDataWithoutMessage } from "../domain/relayHash.ts";
 
 const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
 const handlerAbi = loadArtifact("MulticallHandler").abi;
@@ -133,33 +128,20 @@ interface EventArgs extends RelayDataWithoutMessage {
   depositorSignature: Hex;
 }
 
-/** The relay data fields every deposit/fill/slow-fill event carries, by their names in the events. */
-const RELAY_WORDS = [
-  "depositor",
-  "recipient",
-  "exclusiveRelayer",
-  "inputToken",
-  "outputToken",
-  "inputAmount",
-  "outputAmount",
-  "depositId",
-  "fillDeadline",
-  "exclusivityDeadline",
-] as const;
-
-/**
- * The internal relay hash of a deposit, fill or slow-fill request straight from the log's ABI words
- * (the fields a relay hash encodes sit in the log as the same 32-byte words).
- */
-function relayHashOfLog(
-  decoder: EventDecoder,
-  log: Log,
-  chainWords: { originChainId: string; destinationChainId: string },
-  msgHash: Hex,
-): Hex {
-  const words = decoder.words(log.topics, log.data, RELAY_WORDS);
-  return internalRelayHashFromWords({ ...words, ...chainWords }, msgHash);
-}
+/** The relay data fields every deposit/fill/slow-fill event carries (addresses as bytes32). */
+const relayDataOf = (a: EventArgs, originChainId: bigint) => ({
+  depositor: a.depositor,
+  recipient: a.recipient,
+  exclusiveRelayer: a.exclusiveRelayer,
+  inputToken: a.inputToken,
+  outputToken: a.outputToken,
+  inputAmount: a.inputAmount,
+  outputAmount: a.outputAmount,
+  originChainId,
+  depositId: a.depositId,
+  fillDeadline: Number(a.fillDeadline),
+  exclusivityDeadline: Number(a.exclusivityDeadline),
+});
 
 /** Decodes one log of the chain `chainId`; undefined for logs that are not ours. */
 export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosition) | undefined {
@@ -184,14 +166,14 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     case "FundsDeposited": {
       const message = a.message as Hex;
       const msgHash = hashMessage(message);
-      const chains = { originChainId: uintWord(chainId), destinationChainId: uintWord(a.destinationChainId) };
+      const relayData = relayDataOf(a, BigInt(chainId));
       return {
         kind: "deposit",
         ...position,
         originChainId: chainId,
         depositId: a.depositId,
         destinationChainId: Number(a.destinationChainId),
-        relayHash: relayHashOfLog(decoder, log, chains, msgHash),
+        relayHash: internalRelayHash(relayData, msgHash, a.destinationChainId as bigint),
         depositor: a.depositor,
         recipient: a.recipient,
         exclusiveRelayer: a.exclusiveRelayer,
@@ -208,11 +190,11 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     }
     case "FilledRelay": {
       const info = a.relayExecutionInfo;
-      const chains = { originChainId: uintWord(a.originChainId), destinationChainId: uintWord(chainId) };
+      const relayData = relayDataOf(a, a.originChainId);
       return {
         kind: "fill",
         ...position,
-        relayHash: relayHashOfLog(decoder, log, chains, a.messageHash),
+        relayHash: internalRelayHash(relayData, a.messageHash as Hex, BigInt(chainId)),
         originChainId: Number(a.originChainId),
         depositId: a.depositId,
         relayer: a.relayer,
@@ -223,11 +205,11 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
       };
     }
     case "RequestedSlowFill": {
-      const chains = { originChainId: uintWord(a.originChainId), destinationChainId: uintWord(chainId) };
+      const relayData = relayDataOf(a, a.originChainId);
       return {
         kind: "slowFillRequest",
         ...position,
-        relayHash: relayHashOfLog(decoder, log, chains, a.messageHash),
+        relayHash: internalRelayHash(relayData, a.messageHash as Hex, BigInt(chainId)),
       };
     }
     case "RequestedSpeedUpDeposit":

@@ -121,13 +121,12 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
         },
       ]);
       sizeNextRange(to - from + 1n, logs.length);
-      // Converted in place: a backfill reads hundreds of thousands of logs, copies would only feed the GC.
-      for (const l of logs as unknown as Record<string, unknown>[]) {
-        l.blockNumber = BigInt(l.blockNumber as string);
-        l.logIndex = Number(l.logIndex);
-        l.transactionIndex = Number(l.transactionIndex);
-      }
-      return logs;
+      return logs.map((l) => ({
+        ...l,
+        blockNumber: BigInt(l.blockNumber as unknown as string),
+        logIndex: Number(l.logIndex),
+        transactionIndex: Number(l.transactionIndex),
+      })) as Log[];
     } catch (error) {
       // Providers refuse large ranges or result sets in many wordings; halve and let the loop retry.
       if (range > 1n) range /= 2n;
