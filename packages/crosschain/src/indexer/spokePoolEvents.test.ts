@@ -1,5 +1,8 @@
+import { loadArtifact } from "@platform/chains";
+import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, type Log, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { integratorIdOf } from "./spokePoolEvents.ts";
+import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
+import { decodeSpokeLog, integratorIdOf } from "./spokePoolEvents.ts";
 
 describe("integratorIdOf", () => {
   const deposit = `0xad5425c6${"00".repeat(64)}`;
@@ -13,5 +16,68 @@ describe("integratorIdOf", () => {
     expect(integratorIdOf(deposit)).toBeNull();
     expect(integratorIdOf(`0xad5425c61dc0debeef${"00".repeat(64)}`)).toBeNull();
     expect(integratorIdOf("0x")).toBeNull();
+  });
+});
+
+describe("decodeSpokeLog relay hashes", () => {
+  const spokeAbi = loadArtifact("Ethereum_SpokePool").abi as readonly AbiEvent[];
+  const event = (name: string) => spokeAbi.find((e) => e.type === "event" && e.name === name) as AbiEvent;
+  const b32 = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+  const relay = {
+    depositor: b32(0xd0),
+    recipient: b32(0xec),
+    exclusiveRelayer: b32(0),
+    inputToken: b32(0xa1),
+    outputToken: b32(0xb2),
+    inputAmount: 123_456_789n,
+    outputAmount: 123_000_000n,
+    depositId: 1_000_042n,
+    fillDeadline: 1_800_000_000,
+    exclusivityDeadline: 7,
+  };
+  const logOf = (e: AbiEvent, args: Record<string, unknown>): Log => {
+    const topics = encodeEventTopics({ abi: [e], eventName: e.name, args } as never) as Hex[];
+    const inputs = e.inputs.filter((p) => !p.indexed);
+    return {
+      topics,
+      data: encodeAbiParameters(
+        inputs,
+        inputs.map((p) => args[p.name as string]),
+      ),
+      blockNumber: 5n,
+      blockHash: b32(5),
+      transactionHash: b32(6),
+      transactionIndex: 0,
+      logIndex: 0,
+      address: zeroAddress,
+      removed: false,
+    } as unknown as Log;
+  };
+
+  it("a deposit and its fill get the same internal relay hash, the one of internalRelayHash", () => {
+    const message = "0x1234" as Hex;
+    const deposit = decodeSpokeLog(
+      8453,
+      logOf(event("FundsDeposited"), { ...relay, destinationChainId: 10n, quoteTimestamp: 1_700_000_000, message }),
+    );
+    const fill = decodeSpokeLog(
+      10,
+      logOf(event("FilledRelay"), {
+        ...relay,
+        repaymentChainId: 10n,
+        originChainId: 8453n,
+        messageHash: messageHash(message),
+        relayer: b32(0xfe),
+        relayExecutionInfo: {
+          updatedRecipient: relay.recipient,
+          updatedMessageHash: messageHash(message),
+          updatedOutputAmount: relay.outputAmount,
+          fillType: 0,
+        },
+      }),
+    );
+    const expected = internalRelayHash({ ...relay, originChainId: 8453n }, messageHash(message), 10n);
+    expect(deposit?.kind === "deposit" && deposit.relayHash).toBe(expected);
+    expect(fill?.kind === "fill" && fill.relayHash).toBe(expected);
   });
 });
