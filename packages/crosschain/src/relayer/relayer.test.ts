@@ -55,9 +55,9 @@ afterAll(async () => {
   await drop?.();
 });
 
-function start(over: Partial<StartRelayerParameters> = {}): Relayer {
+function parameters(over: Partial<StartRelayerParameters> = {}): StartRelayerParameters {
   const f = devnet();
-  relayer = startRelayer({
+  return {
     db,
     chains: fixtureChains(f),
     privateKey: f.accounts.relayer.privateKey,
@@ -67,7 +67,12 @@ function start(over: Partial<StartRelayerParameters> = {}): Relayer {
     isRouteEnabled: () => true,
     destinationChainIds: [B],
     ...over,
-  });
+  };
+}
+
+/** Starts the relayer of this test (stopped after it). */
+function start(over: Partial<StartRelayerParameters> = {}): Relayer {
+  relayer = startRelayer(parameters(over));
   return relayer;
 }
 
@@ -271,17 +276,7 @@ describe("relayer", () => {
   it("with two instances on one key, one fills and the other stands by, then takes over when the first stops", async () => {
     const f = devnet();
     const first = start({ tuning: { leaseTtlSec: 1 } });
-    const second = startRelayer({
-      db,
-      chains: fixtureChains(f),
-      privateKey: f.accounts.relayer.privateKey,
-      logger,
-      pollMs: 100,
-      marginBps: 10,
-      isRouteEnabled: () => true,
-      destinationChainIds: [B],
-      tuning: { leaseTtlSec: 1 },
-    });
+    const second = startRelayer(parameters({ tuning: { leaseTtlSec: 1 } }));
     try {
       await waitFor(
         "one running, one standing by",
@@ -292,23 +287,15 @@ describe("relayer", () => {
             .join() === "running,standby",
       );
       const [holder, standby] = first.status.chains[0]?.state === "running" ? [first, second] : [second, first];
-      const d1 = await depositAndIndex(f, db, {
-        origin: A,
-        destination: B,
-        inputAmount: usdc("10"),
-        outputAmount: usdc("9.9"),
-      });
+      const deposit = () =>
+        depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("10"), outputAmount: usdc("9.9") });
+      const d1 = await deposit();
       await waitFor("first fill confirmed", confirmed(d1));
       expect(holder.status.sent).toBe(1);
       expect(standby.status.sent).toBe(0);
       // The holder stops (and releases its lease): the standby instance takes over.
       await holder.stop();
-      const d2 = await depositAndIndex(f, db, {
-        origin: A,
-        destination: B,
-        inputAmount: usdc("10"),
-        outputAmount: usdc("9.9"),
-      });
+      const d2 = await deposit();
       await waitFor("second fill confirmed", confirmed(d2));
       expect(standby.status.sent).toBe(1);
       expect(standby.status.chains[0]?.state).toBe("running");
