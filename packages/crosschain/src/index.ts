@@ -98,17 +98,19 @@ export function startCrosschainJobs(context: PlatformContext, o: { indexers?: bo
   }
   return {
     relayer,
-    status: () =>
-      toJobStatus({
+    status: () => {
+      const state = services.cache.snapshot();
+      return toJobStatus({
         indexers: indexers?.indexers.map((i) => i.status) ?? [],
         relayer: relayer?.status ?? null,
-        chainState: [...services.cache.snapshot().chains.values()].map((c) => ({
+        chainState: [...state.chains.values()].map((c) => ({
           chainId: c.chainId,
           blockNumber: c.blockNumber,
           ageMs: Date.now() - c.updatedAt,
-          error: services.cache.snapshot().errors.get(c.chainId) ?? null,
+          error: state.errors.get(c.chainId) ?? null,
         })),
-      }),
+      });
+    },
     async stop() {
       await relayer?.stop();
       await indexers?.stop();

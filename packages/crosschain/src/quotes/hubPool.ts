@@ -32,10 +32,17 @@ const hubPoolAbi = parseAbi([
 ]);
 const configStoreAbi = parseAbi(["function l1TokenConfig(address) view returns (string)"]);
 
-/** The hub chain of `chains`: chain 1 when it has a HubPool, else the lowest chain id that has one. */
+const hubChains = new WeakMap<readonly SpokeChain[], SpokeChain | null>();
+
+/** The hub chain of `chains`: chain 1 when it has a HubPool, else the lowest chain id that has one (memoized: quotes ask per request). */
 export function hubChainOf(chains: readonly SpokeChain[]): SpokeChain | undefined {
-  const withHub = chains.filter((c) => c.contracts.hubPool);
-  return withHub.find((c) => c.chainId === 1) ?? withHub.sort((a, b) => a.chainId - b.chainId)[0];
+  let hub = hubChains.get(chains);
+  if (hub === undefined) {
+    const withHub = chains.filter((c) => c.contracts.hubPool);
+    hub = withHub.find((c) => c.chainId === 1) ?? withHub.sort((a, b) => a.chainId - b.chainId)[0] ?? null;
+    hubChains.set(chains, hub);
+  }
+  return hub ?? undefined;
 }
 
 /** Multicall entries reading every token's pool, then (with a config store) every token's rate config. */
