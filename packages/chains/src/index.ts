@@ -39,6 +39,7 @@ export {
   type DevnetChainManifest,
   type DevnetManifest,
   manifestChain,
+  manifestChainEndpoints,
   manifestToken,
   readManifest,
 } from "./manifest.ts";

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import type { ChainEndpoint } from "@platform/kernel";
 import type { Address, Hex } from "viem";
 import type { DevnetAccounts } from "./accounts.ts";
 import type { DevnetContracts, DevnetPool, DevnetToken } from "./deploy.ts";
@@ -75,4 +76,15 @@ export function manifestChain(manifest: DevnetManifest, chainId: number): Devnet
   const c = manifest.chains.find((x) => x.chainId === chainId);
   if (!c) throw new Error(`chain ${chainId} is not part of this devnet`);
   return c;
+}
+
+/** The chains of a devnet manifest as the platform hands them to services (RPC URL, contracts, tokens). */
+export function manifestChainEndpoints(manifest: DevnetManifest | undefined): ChainEndpoint[] {
+  return (manifest?.chains ?? []).map((c) => ({
+    chainId: c.chainId,
+    rpcUrl: c.rpcUrl,
+    contracts: { ...c.contracts },
+    tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
+    wrappedNativeToken: c.wrappedNativeToken,
+  }));
 }

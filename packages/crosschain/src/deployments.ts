@@ -22,6 +22,12 @@ export interface SpokeChain {
   tokens: SpokeToken[];
 }
 
+/** A token of a chain by address (case-insensitive), from the chain list. */
+export function findToken(chains: readonly SpokeChain[], chainId: number, address: string): SpokeToken | undefined {
+  const lower = address.toLowerCase();
+  return chains.find((c) => c.chainId === chainId)?.tokens.find((t) => t.address.toLowerCase() === lower);
+}
+
 export function spokeChains(chains: readonly ChainEndpoint[]): SpokeChain[] {
   return chains
     .filter((c) => c.contracts?.spokePool)

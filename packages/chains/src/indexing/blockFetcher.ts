@@ -25,6 +25,11 @@ export interface BlockFetcher {
   block(number: bigint): Promise<BlockHeader | undefined>;
   /** Headers of the given blocks (any order, deduplicated by the caller); missing ones are absent. */
   blocksByNumber(numbers: readonly bigint[]): Promise<BlockHeader[]>;
+  /**
+   * Calldata and block hash of every transaction in the given blocks, by lower-case transaction hash
+   * (one full-block call per block, `concurrency` in flight).
+   */
+  transactionInputs(numbers: readonly bigint[]): Promise<Map<string, { input: string; blockHash: string }>>;
   /** One JSON-RPC call. */
   call<T>(method: string, params: unknown[]): Promise<T>;
   /** Several JSON-RPC calls in one batch request; results in order. */
@@ -143,6 +148,24 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
         for (const b of await batch(numbers.slice(i, i + p.batchSize))) if (b) out.push(toHeader(b));
       }
       return out;
+    },
+
+    async transactionInputs(numbers) {
+      const inputs = new Map<string, { input: string; blockHash: string }>();
+      let next = 0;
+      const worker = async () => {
+        while (next < numbers.length) {
+          const n = numbers[next++] as bigint;
+          const [b] = await batchCalls<{ hash: string; transactions: { hash: string; input: string }[] } | null>([
+            { method: "eth_getBlockByNumber", params: [`0x${n.toString(16)}`, true] },
+          ]);
+          for (const tx of b?.transactions ?? []) {
+            inputs.set(tx.hash.toLowerCase(), { input: tx.input, blockHash: b?.hash.toLowerCase() ?? "" });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(p.concurrency, numbers.length) }, worker));
+      return inputs;
     },
 
     async call<T>(method: string, params: unknown[]) {

@@ -80,9 +80,9 @@ export function bytes32ToAddress(value: string): Hex {
   return getAddress(`0x${value.slice(26)}`);
 }
 
-/** Accept an address or a bytes32 and return the bytes32 form (addresses are left-padded). */
 const LOWER_BYTES32 = /^0x[0-9a-f]{64}$/;
 
+/** Accept an address or a bytes32 and return the bytes32 form (addresses are left-padded). */
 export function toBytes32(value: string): Hex {
   if (value.length === 66 && LOWER_BYTES32.test(value)) return value as Hex;
   if (isHex(value) && value.length === 66) return value.toLowerCase() as Hex;

@@ -18,48 +18,22 @@ const BATCH = 250;
 /** A block with at least this many deposit transactions is read whole (one call instead of one per transaction). */
 const WHOLE_BLOCK = 16;
 
-interface TxInput {
-  input: string;
-  blockHash: Hex;
-}
-
-/** The calldata and block hash of `transactions`: dense blocks read whole, the rest by hash. */
+/**
+ * The calldata and block hash of `transactions`: blocks dense in deposits read whole (the fetcher's
+ * `transactionInputs`), the rest by transaction hash.
+ */
 async function readInputs(fetcher: BlockFetcher, transactions: UnreadDeposits["transactions"]) {
-  const out = new Map<Hex, TxInput>();
   const perBlock = new Map<bigint, number>();
   for (const t of transactions) perBlock.set(t.blockNumber, (perBlock.get(t.blockNumber) ?? 0) + 1);
   const whole = [...perBlock].filter(([, n]) => n >= WHOLE_BLOCK).map(([b]) => b);
+  const out = await fetcher.transactionInputs(whole);
   const single = transactions.filter((t) => (perBlock.get(t.blockNumber) ?? 0) < WHOLE_BLOCK);
-  type RpcTx = { hash: string; input: string; blockHash: string | null };
-  // Full blocks are large: one per request, a few requests in flight.
-  let next = 0;
-  const worker = async () => {
-    while (next < whole.length) {
-      const n = whole[next++] as bigint;
-      const block = await fetcher.call<{ transactions: RpcTx[] } | null>("eth_getBlockByNumber", [
-        `0x${n.toString(16)}`,
-        true,
-      ]);
-      for (const tx of block?.transactions ?? []) {
-        out.set(tx.hash.toLowerCase() as Hex, {
-          input: tx.input,
-          blockHash: (tx.blockHash ?? "").toLowerCase() as Hex,
-        });
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(4, whole.length) }, worker));
   for (let i = 0; i < single.length; i += BATCH) {
-    const chunk = single.slice(i, i + BATCH);
-    const txs = await fetcher.batch<RpcTx | null>(
-      chunk.map((t) => ({ method: "eth_getTransactionByHash", params: [t.txHash] })),
+    const txs = await fetcher.batch<{ hash: string; input: string; blockHash: string | null } | null>(
+      single.slice(i, i + BATCH).map((t) => ({ method: "eth_getTransactionByHash", params: [t.txHash] })),
     );
     for (const tx of txs) {
-      if (tx)
-        out.set(tx.hash.toLowerCase() as Hex, {
-          input: tx.input,
-          blockHash: (tx.blockHash ?? "").toLowerCase() as Hex,
-        });
+      if (tx) out.set(tx.hash.toLowerCase(), { input: tx.input, blockHash: (tx.blockHash ?? "").toLowerCase() });
     }
   }
   return out;

@@ -4,7 +4,7 @@
  * plus the LP fee, which Across withholds from the relayer's refund (refund = input − LP fee).
  */
 
-import type { SpokeChain } from "../deployments.ts";
+import { findToken, type SpokeChain } from "../deployments.ts";
 import { convertDecimals } from "../domain/fees/fixedPoint.ts";
 import { computeLpFee } from "../domain/fees/lpFee.ts";
 import type { PendingDeposit } from "../relayer/types.ts";
@@ -16,18 +16,13 @@ export function createFillCostEstimator(cache: ChainStateCache, chains: readonly
     const state = cache.snapshot().chains.get(deposit.destinationChainId);
     // relayData addresses are bytes32 (left-padded EVM addresses).
     const token = `0x${deposit.relayData.outputToken.slice(-40)}`.toLowerCase();
-    const decimals = chains
-      .find((c) => c.chainId === deposit.destinationChainId)
-      ?.tokens.find((t) => t.address.toLowerCase() === token)?.decimals;
+    const decimals = findToken(chains, deposit.destinationChainId, token)?.decimals;
     const gas = state?.fillGas.get(token);
     const priceInNative = state?.prices.inNative.get(token);
     if (!state || !gas || !priceInNative || decimals === undefined) return undefined;
     const costNative = gas.gasUnits * state.gasPrice;
     const gasCost = (costNative * 10n ** BigInt(decimals)) / priceInNative;
-    const inputAddress = `0x${deposit.relayData.inputToken.slice(-40)}`.toLowerCase();
-    const input = chains
-      .find((c) => c.chainId === deposit.originChainId)
-      ?.tokens.find((t) => t.address.toLowerCase() === inputAddress);
+    const input = findToken(chains, deposit.originChainId, `0x${deposit.relayData.inputToken.slice(-40)}`);
     if (!input) return gasCost;
     const pool = lpPoolFor(cache.snapshot(), chains, input.symbol, deposit.originChainId, deposit.destinationChainId);
     const lpFee = computeLpFee({

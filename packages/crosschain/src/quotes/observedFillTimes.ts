@@ -6,7 +6,7 @@
  * Routes without enough fills keep the anchor's default (10 s). Refreshed in the background every minute.
  */
 import type { Database } from "@platform/kernel";
-import type { SpokeChain } from "../deployments.ts";
+import { findToken, type SpokeChain } from "../deployments.ts";
 import type { FillTimeConfig, FillTimeRow } from "../domain/fees/fillTime.ts";
 import { MAX_UINT256 } from "../domain/fees/fixedPoint.ts";
 
@@ -37,10 +37,11 @@ export async function readObservedFillTimes(
   );
   const table: FillTimeRow[] = [];
   for (const r of rows) {
-    const token = `0x${r.input_token.toString("hex").slice(-40)}`;
-    const symbol = chains
-      .find((c) => c.chainId === Number(r.origin_chain_id))
-      ?.tokens.find((t) => t.address.toLowerCase() === token)?.symbol;
+    const symbol = findToken(
+      chains,
+      Number(r.origin_chain_id),
+      `0x${r.input_token.toString("hex").slice(-40)}`,
+    )?.symbol;
     if (!symbol) continue;
     table.push({
       originChains: [String(r.origin_chain_id)],

@@ -5,7 +5,7 @@
  * is final: the deposit stays pending and is looked at again on the next poll.
  */
 import { type Hex, zeroHash } from "viem";
-import type { SpokeChain, SpokeToken } from "../deployments.ts";
+import { findToken, type SpokeChain } from "../deployments.ts";
 import { addressToBytes32, bytes32ToAddress, isEvmAddressBytes32 } from "../domain/relayHash.ts";
 import { fillTerms, type PendingDeposit, type SkipReason } from "./types.ts";
 
@@ -19,12 +19,6 @@ export interface Route {
   destinationChainId: number;
   inputToken: `0x${string}`;
   outputToken: `0x${string}`;
-}
-
-/** A token of a chain by address (case-insensitive), from the chain list. */
-export function findToken(chains: readonly SpokeChain[], chainId: number, address: string): SpokeToken | undefined {
-  const lower = address.toLowerCase();
-  return chains.find((c) => c.chainId === chainId)?.tokens.find((t) => t.address.toLowerCase() === lower);
 }
 
 /** True while only another relayer may fill: a non-zero exclusive relayer that is not us, deadline not passed. */

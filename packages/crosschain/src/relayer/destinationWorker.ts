@@ -4,9 +4,10 @@
  * chain, strictly sequential: there is never more than one send in progress per key and chain.
  */
 import type { Address, Hex } from "viem";
+import { findToken } from "../deployments.ts";
 import { bytes32ToAddress } from "../domain/relayHash.ts";
 import { FillStatus } from "./chainReader.ts";
-import { type Check, checkEligibility, checkFunds, checkProfitability, findToken } from "./decision.ts";
+import { type Check, checkEligibility, checkFunds, checkProfitability } from "./decision.ts";
 import type { Fees } from "./fees.ts";
 import { shortError } from "./fillSender.ts";
 import { cursorOf, type DepositCursor, type Intent } from "./intentsStore.ts";

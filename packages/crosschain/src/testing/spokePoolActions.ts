@@ -2,7 +2,7 @@
  * Test support: real SpokePool deposits and fills on the devnet fixture, with viem and the devnet's demo
  * accounts (exported as `@platform/crosschain/testing`; the relayer's tests add their own helpers on top).
  */
-import { loadArtifact, manifestToken } from "@platform/chains";
+import { loadArtifact, manifestChainEndpoints, manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
 import {
   type Address,
@@ -191,14 +191,7 @@ export async function fillDeposit(f: DevnetFixture, d: MadeDeposit): Promise<Hex
 }
 
 /** The fixture's chains as the platform context gives them to services. */
-export const contextChains = (f: DevnetFixture) =>
-  f.manifest.chains.map((c) => ({
-    chainId: c.chainId,
-    rpcUrl: c.rpcUrl,
-    contracts: { ...c.contracts } as Record<string, string>,
-    tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
-    wrappedNativeToken: c.wrappedNativeToken,
-  }));
+export const contextChains = (f: DevnetFixture) => manifestChainEndpoints(f.manifest);
 
 async function jsonRpc<T>(url: string, body: unknown): Promise<T> {
   const res = await fetch(url, {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CopyValue, copyHexField, copyText } from "./copyText.ts";
+import { copyHexField } from "./copyText.ts";
 import { loadMigrations, migrate } from "./migrate.ts";
 import { createTestDatabase, type TestDatabase } from "./testDatabase.ts";
 
@@ -41,8 +41,9 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
 
   it("bulk-loads COPY text in and out of a transaction, escapes included", async () => {
     await t.db.exec("CREATE TABLE copy_probe (n numeric(78), b bytea, s text, f boolean, x bigint)");
-    const rows: CopyValue[][] = [[2n ** 255n, Buffer.from("00ff", "hex"), "tab\there\nnew \\ back", true, null]];
-    await t.db.copyFrom("COPY copy_probe (n, b, s, f, x) FROM STDIN", copyText(rows));
+    // A line with COPY's text escapes (tab, newline, backslash) and a null, outside a transaction.
+    const escaped = `${2n ** 255n}\t${copyHexField("00ff")}\ttab\\there\\nnew \\\\ back\tt\t\\N\n`;
+    await t.db.copyFrom("COPY copy_probe (n, b, s, f, x) FROM STDIN", escaped);
     const handBuilt = `0\t${copyHexField("0xdead")}\t\tf\t9007199254740993\n`;
     await t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n, b, s, f, x) FROM STDIN", handBuilt));
     expect(await t.db.query("SELECT * FROM copy_probe ORDER BY n DESC")).toEqual([
@@ -50,7 +51,7 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
       { n: "0", b: Buffer.from("dead", "hex"), s: "", f: false, x: "9007199254740993" },
     ]);
     await expect(
-      t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n) FROM STDIN", copyText([["not a number"]]))),
+      t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n) FROM STDIN", "not a number\n")),
     ).rejects.toThrow(/numeric/);
   });
 

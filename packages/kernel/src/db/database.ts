@@ -13,7 +13,7 @@ export interface Queryable {
   exec(script: string): Promise<void>;
   /**
    * Bulk load: runs `statement` (`COPY table (columns) FROM STDIN`, text format) with `data` as its
-   * input (see `copyText`). On PGlite the input is passed as the query's blob.
+   * input (see `copyText.ts`). On PGlite the input is passed as the query's blob.
    */
   copyFrom(statement: string, data: string): Promise<void>;
 }

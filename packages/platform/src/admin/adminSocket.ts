@@ -7,7 +7,7 @@
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
 import { join } from "node:path";
-import type { ApiKeyStore } from "@platform/kernel";
+import type { ApiKeyStore, Config } from "@platform/kernel";
 import Fastify, { type FastifyInstance } from "fastify";
 import { keyPlanFor } from "../services.ts";
 
@@ -36,6 +36,18 @@ export async function startAdminServer(
   await app.listen({ path });
   chmodSync(path, 0o600);
   return app;
+}
+
+/**
+ * Throws when a platform runs on this data folder with the embedded database (one owner per folder):
+ * "The platform is running on this data folder and <doing>; stop it first …". PostgreSQL has no such limit.
+ */
+export async function refuseWhileEmbeddedPlatformRuns(config: Config, doing: string): Promise<void> {
+  if (config.databaseUrl || !(await isPlatformRunning(config.dataDir))) return;
+  throw new Error(
+    `The platform is running on this data folder and ${doing}; stop it first ` +
+      "(an embedded database has one owner), or run both on PostgreSQL",
+  );
 }
 
 /** Calls the running platform's admin endpoint; `undefined` when no platform answers there. */

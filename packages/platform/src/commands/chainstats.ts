@@ -6,7 +6,7 @@
  */
 import { createIndexers } from "@platform/chainstats";
 import type { Config } from "@platform/kernel";
-import { isPlatformRunning } from "../admin/adminSocket.ts";
+import { refuseWhileEmbeddedPlatformRuns } from "../admin/adminSocket.ts";
 import { resolveChains } from "../chainEndpoints.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { createProgressBar } from "./progress.ts";
@@ -21,12 +21,7 @@ export async function chainstatsBackfill(
   if (from !== undefined && (!Number.isSafeInteger(from) || from < 0)) {
     throw new Error(`--from must be a block number (got "${o.from}")`);
   }
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
-    throw new Error(
-      "The platform is running on this data folder and its indexer already follows the chains; " +
-        "stop it first (an embedded database has one owner), or run both on PostgreSQL",
-    );
-  }
+  await refuseWhileEmbeddedPlatformRuns(config, "its indexer already follows the chains");
   const chain = resolveChains(config).find((c) => c.chainId === chainId);
   if (!chain) {
     throw new Error(`No RPC for chain ${chainId}: set CHAIN_RPC_URLS=${chainId}=<url>, or start the devnet`);

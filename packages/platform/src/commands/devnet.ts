@@ -2,8 +2,9 @@
  * The devnet inside the platform: `platform start` runs it unless DEVNET=false or every devnet chain has
  * an external RPC (CHAIN_RPC_URLS); `platform devnet [--reset]` runs it alone.
  */
-import { DEFAULT_DEVNET_PORTS, type Devnet, startDevnet } from "@platform/chains";
+import { DEFAULT_DEVNET_PORTS, type Devnet, manifestChainEndpoints, startDevnet } from "@platform/chains";
 import type { ChainEndpoint, Config, Logger } from "@platform/kernel";
+
 import { createTable } from "./table.ts";
 
 export interface RunningDevnet {
@@ -41,13 +42,7 @@ export async function startDevnetIfNeeded(
   logger.info({ chains: chainIds, seconds }, "devnet started");
   return {
     devnet,
-    chains: devnet.manifest.chains.map((c) => ({
-      chainId: c.chainId,
-      rpcUrl: c.rpcUrl,
-      contracts: { ...c.contracts },
-      tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
-      wrappedNativeToken: c.wrappedNativeToken,
-    })),
+    chains: manifestChainEndpoints(devnet.manifest),
     summary: [
       `Devnet: ${chainIds.length} anvil chains with the Across contracts, tokens and Uniswap V2 pools (${seconds} s).`,
       `Manifest (contract addresses, tokens, devnet-only account keys): ${devnet.manifestPath}`,

@@ -7,31 +7,19 @@
  * the others stand by. A status line is logged every 10 s.
  */
 import { join } from "node:path";
-import { readManifest } from "@platform/chains";
+import { manifestChainEndpoints, readManifest } from "@platform/chains";
 import { startCrosschainJobs } from "@platform/crosschain";
-import type { ChainEndpoint, Config } from "@platform/kernel";
-import { isPlatformRunning } from "../admin/adminSocket.ts";
+import type { Config } from "@platform/kernel";
+import { refuseWhileEmbeddedPlatformRuns } from "../admin/adminSocket.ts";
 import { resolveChains } from "../chainEndpoints.ts";
 import { openPlatform } from "../openPlatform.ts";
 
 const STATUS_EVERY_MS = 10_000;
 
 export async function relayerCommand(config: Config, o: { indexer: boolean }): Promise<() => Promise<void>> {
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
-    throw new Error(
-      "The platform is running on this data folder and already runs the relayer; stop it first " +
-        "(an embedded database has one owner), or run both on PostgreSQL",
-    );
-  }
+  await refuseWhileEmbeddedPlatformRuns(config, "already runs the relayer");
   const manifest = readManifest(join(config.dataDir, "devnet.json"));
-  const devnetChains: ChainEndpoint[] = (manifest?.chains ?? []).map((c) => ({
-    chainId: c.chainId,
-    rpcUrl: c.rpcUrl,
-    contracts: { ...c.contracts },
-    tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
-    wrappedNativeToken: c.wrappedNativeToken,
-  }));
-  const chains = resolveChains(config, devnetChains);
+  const chains = resolveChains(config, manifestChainEndpoints(manifest));
   if (!chains.some((c) => c.contracts?.spokePool)) {
     throw new Error("No chain with a SpokePool: start the devnet (`platform devnet`) or describe your chains");
   }
