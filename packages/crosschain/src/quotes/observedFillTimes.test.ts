@@ -45,10 +45,7 @@ it("p75 of fill block time − deposit block time per route becomes estimatedFil
       outputAmount: parseUnits("9.9", 6),
     });
     // The fill's block on the destination is mined exactly `delay` seconds after the deposit's block.
-    await f
-      .publicClient(B)
-      .request({ method: "evm_setNextBlockTimestamp" as never, params: [d.blockTimestamp + delay] as never });
-    await fillDeposit(f, d);
+    await fillDeposit(f, d, { blockTimestamp: d.blockTimestamp + delay });
   }
   const chains = spokeChains(contextChains(f));
   const nowSec = Math.floor(Date.now() / 1000) + 60;

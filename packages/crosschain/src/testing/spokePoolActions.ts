@@ -164,8 +164,12 @@ export function decodeDeposit(originChainId: number, log: Log) {
   };
 }
 
-/** Fills a deposit on its destination with the devnet relayer account (approving the output token first). */
-export async function fillDeposit(f: DevnetFixture, d: MadeDeposit): Promise<Hex> {
+/** Fills a deposit on its destination with the devnet relayer account (approving the output token first); `blockTimestamp` pins the fill block's time. */
+export async function fillDeposit(
+  f: DevnetFixture,
+  d: MadeDeposit,
+  options: { blockTimestamp?: number } = {},
+): Promise<Hex> {
   const dest = f.chain(d.destinationChainId);
   const relayer = f.accounts.relayer;
   const client = f.publicClient(d.destinationChainId);
@@ -179,6 +183,10 @@ export async function fillDeposit(f: DevnetFixture, d: MadeDeposit): Promise<Hex
       args: [dest.contracts.spokePool, d.relayData.outputAmount],
     }),
   });
+  // Set after the approval, so that the fill's own block (not the approval's) gets this timestamp.
+  if (options.blockTimestamp !== undefined) {
+    await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [options.blockTimestamp] as never });
+  }
   const hash = await wallet.writeContract({
     address: dest.contracts.spokePool,
     abi: spokeAbi,
