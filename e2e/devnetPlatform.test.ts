@@ -7,10 +7,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type DevnetManifest, loadArtifact, manifestToken, viemChain } from "@platform/chains";
-import { createPublicClient, createWalletClient, erc20Abi, http, pad, parseEventLogs, parseUnits } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type DevnetManifest, loadArtifact, manifestChain } from "@platform/chains";
+import { parseEventLogs, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
 
 const CHAINS = [1337, 10];
@@ -49,44 +49,12 @@ describe("platform start with the devnet", () => {
   });
 
   it("lets a demo user deposit on the SpokePool with viem by hand", async () => {
-    const origin = manifest.chains.find((c) => c.chainId === 1337) as DevnetManifest["chains"][number];
-    const dest = manifest.chains.find((c) => c.chainId === 10) as DevnetManifest["chains"][number];
-    const user = privateKeyToAccount(manifest.accounts.users[0]?.privateKey as `0x${string}`);
-    const chain = viemChain(origin.chainId, origin.rpcUrl);
-    const publicClient = createPublicClient({ chain, transport: http(origin.rpcUrl) });
-    const wallet = createWalletClient({ account: user, chain, transport: http(origin.rpcUrl) });
-    const usdc = manifestToken(origin, "USDC").address;
-    const amount = parseUnits("25", 6);
-    await publicClient.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: usdc,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [origin.contracts.spokePool, amount],
-      }),
+    const receipt = await depositUsdcByHand(manifest, {
+      origin: 1337,
+      destination: 10,
+      amount: parseUnits("25", 6),
+      outputAmount: parseUnits("24.9", 6),
     });
-    const now = Number((await publicClient.getBlock()).timestamp);
-    const b32 = (a: string) => pad(a as `0x${string}`, { size: 32 });
-    const hash = await wallet.writeContract({
-      address: origin.contracts.spokePool,
-      abi: loadArtifact("Ethereum_SpokePool").abi,
-      functionName: "deposit",
-      args: [
-        b32(user.address),
-        b32(user.address),
-        b32(usdc),
-        b32(manifestToken(dest, "USDC").address),
-        amount,
-        parseUnits("24.9", 6),
-        10n,
-        b32("0x0000000000000000000000000000000000000000"),
-        now,
-        now + 3600,
-        0,
-        "0x",
-      ],
-    });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
     const [event] = parseEventLogs({
       abi: loadArtifact("Ethereum_SpokePool").abi,
       logs: receipt.logs,
@@ -96,8 +64,7 @@ describe("platform start with the devnet", () => {
   });
 
   it("indexes the devnet chains into the statistics API with the demo key", async () => {
-    const origin = manifest.chains.find((c) => c.chainId === 1337) as DevnetManifest["chains"][number];
-    const head = Number(await createPublicClient({ transport: http(origin.rpcUrl) }).getBlockNumber());
+    const head = Number(await manifestClient(manifestChain(manifest, 1337)).getBlockNumber());
     const today = new Date().toISOString().slice(0, 10);
     const url =
       `${platform.baseUrls.chainstats}?chainid=1337&module=stats&action=dailyblkcount` +

@@ -6,10 +6,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type DevnetManifest, loadArtifact, manifestToken, viemChain } from "@platform/chains";
-import { createPublicClient, createWalletClient, erc20Abi, http, maxUint256, pad, parseUnits } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { type DevnetManifest, manifestChain, manifestToken } from "@platform/chains";
+import { erc20Abi, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { demoUser, depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import { type PlatformProcess, startCommandProcess } from "./support/platformProcess.ts";
 
 const A = 8453;
@@ -38,52 +38,18 @@ afterAll(async () => {
 });
 
 it("fills a deposit made by hand on the devnet, and stops cleanly on SIGTERM", async () => {
-  const origin = manifest.chains.find((c) => c.chainId === A) as DevnetManifest["chains"][number];
-  const dest = manifest.chains.find((c) => c.chainId === B) as DevnetManifest["chains"][number];
-  const user = privateKeyToAccount(manifest.accounts.users[0]?.privateKey as `0x${string}`);
-  const originClient = createPublicClient({ chain: viemChain(A, origin.rpcUrl), transport: http(origin.rpcUrl) });
-  const destClient = createPublicClient({ chain: viemChain(B, dest.rpcUrl), transport: http(dest.rpcUrl) });
-  const wallet = createWalletClient({
-    account: user,
-    chain: viemChain(A, origin.rpcUrl),
-    transport: http(origin.rpcUrl),
-  });
-  const usdcA = manifestToken(origin, "USDC").address;
-  const usdcB = manifestToken(dest, "USDC").address;
+  const user = demoUser(manifest);
+  const usdcB = manifestToken(manifestChain(manifest, B), "USDC").address;
+  const destClient = manifestClient(manifestChain(manifest, B));
   const balance = () =>
     destClient.readContract({ address: usdcB, abi: erc20Abi, functionName: "balanceOf", args: [user.address] });
   const before = await balance();
 
-  await originClient.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: usdcA,
-      abi: erc20Abi,
-      functionName: "approve",
-      args: [origin.contracts.spokePool, maxUint256],
-    }),
-  });
-  const b32 = (a: string) => pad(a.toLowerCase() as `0x${string}`, { size: 32 });
-  const now = Number((await originClient.getBlock()).timestamp);
-  const deposit = await originClient.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: origin.contracts.spokePool,
-      abi: loadArtifact("Ethereum_SpokePool").abi,
-      functionName: "deposit",
-      args: [
-        b32(user.address),
-        b32(user.address),
-        b32(usdcA),
-        b32(usdcB),
-        parseUnits("100", 6),
-        parseUnits("99", 6),
-        BigInt(B),
-        b32("0x0000000000000000000000000000000000000000"),
-        now,
-        now + 3600,
-        0,
-        "0x",
-      ],
-    }),
+  const deposit = await depositUsdcByHand(manifest, {
+    origin: A,
+    destination: B,
+    amount: parseUnits("100", 6),
+    outputAmount: parseUnits("99", 6),
   });
   expect(deposit.status).toBe("success");
 

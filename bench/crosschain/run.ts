@@ -71,12 +71,16 @@ if (parts.includes("fees")) {
   );
 }
 if (parts.includes("backfill")) {
-  const r = await backfillBenchmark(Number(process.env.BENCH_BACKFILL_DEPOSITS ?? 100_000), 5_000);
+  const r = await backfillBenchmark(
+    Number(process.env.BENCH_BACKFILL_DEPOSITS ?? 100_000),
+    5_000,
+    Number(process.env.BENCH_BACKFILL_ROUNDS ?? 3),
+  );
   if (r) {
     results.backfill = r;
     process.stdout.write(
-      `backfill of ${r.deposits} deposits (${r.blocks} blocks): ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} % ` +
-        `(CPU s: indexer process ${r.cpuSec.thisProcess}, machine ${r.cpuSec.machine}); ` +
+      `backfill of ${r.deposits} deposits (${r.blocks} blocks), median of rounds ${r.rounds.map((x) => `${(x * 100).toFixed(1)} %`).join(", ")}: ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} % ` +
+        `(in ${r.indexSec} s vs ${r.rawSec} s; CPU s while indexing: indexer ${r.cpuSec.thisProcess}, anvil ${r.cpuSec.anvil}, postgres ${r.cpuSec.postgres}, machine ${r.cpuSec.machine}; raw reads: reader ${r.rawCpuSec.thisProcess}, anvil ${r.rawCpuSec.anvil}); ` +
         `integrator-id pass ${r.integratorIdPass.depositsPerSec} deposits/s\n`,
     );
   }

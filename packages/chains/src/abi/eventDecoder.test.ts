@@ -59,6 +59,70 @@ describe("createEventDecoder", () => {
     }
   });
 
+  it("hands out the raw words of single-word parameters, wherever they sit", () => {
+    const deposited = spokeEvents.find((e) => e.name === "FundsDeposited") as AbiEvent;
+    const decoder = createEventDecoder(deposited);
+    const { topics, data } = encodeLog(deposited, 5);
+    const args = decoder.decode(topics, data);
+    const [depositId, inputAmount, depositor, fillDeadline] = decoder.wordsOf([
+      "depositId",
+      "inputAmount",
+      "depositor",
+      "fillDeadline",
+    ])(topics, data);
+    expect(BigInt(`0x${depositId}`)).toBe(args.depositId);
+    expect(BigInt(`0x${inputAmount}`)).toBe(args.inputAmount);
+    expect(`0x${depositor}`).toBe(args.depositor);
+    expect(Number(BigInt(`0x${fillDeadline}`))).toBe(args.fillDeadline);
+    expect(() => decoder.wordsOf(["message"])).toThrow(/single-word/);
+    expect(() => decoder.wordsOf(["nope"])).toThrow(/no parameter/);
+    expect(() => decoder.wordsOf(["exclusivityDeadline"])(topics, data.slice(0, 300) as Hex)).toThrow(/shorter/);
+  });
+
+  it("places every single-word parameter of FilledRelay (topics and head words) correctly", () => {
+    const filled = spokeEvents.find((e) => e.name === "FilledRelay") as AbiEvent;
+    const decoder = createEventDecoder(filled);
+    const names = filled.inputs
+      .filter((p) => !p.type.startsWith("tuple") && p.type !== "bytes")
+      .map((p) => p.name as string);
+    const { topics, data } = encodeLog(filled, 7);
+    const args = decoder.decode(topics, data);
+    decoder
+      .wordsOf(names)(topics, data)
+      .forEach((w, k) => {
+        const v = args[names[k] as string];
+        expect(typeof v === "string" ? `0x${w}` : BigInt(`0x${w}`), names[k]).toBe(
+          typeof v === "number" ? BigInt(v) : v,
+        );
+      });
+  });
+
+  it("counts a static tuple's words and a dynamic value's offset word before a later word", () => {
+    const event = {
+      type: "event",
+      name: "Shaped",
+      inputs: [
+        {
+          name: "t",
+          type: "tuple",
+          components: [
+            { name: "p", type: "uint256" },
+            { name: "q", type: "bytes32" },
+          ],
+        },
+        { name: "m", type: "bytes" },
+        { name: "x", type: "uint32" },
+        { name: "who", type: "address", indexed: true },
+      ],
+    } as const satisfies AbiEvent;
+    const decoder = createEventDecoder(event);
+    const { topics, data } = encodeLog(event, 4);
+    const args = decoder.decode(topics, data);
+    const [x, who] = decoder.wordsOf(["x", "who"])(topics, data);
+    expect(Number(BigInt(`0x${x}`))).toBe(args.x);
+    expect(`0x${who?.slice(24)}`).toBe((args.who as string).toLowerCase());
+  });
+
   it("rejects logs that do not fit the event", () => {
     const deposited = spokeEvents.find((e) => e.name === "FundsDeposited") as AbiEvent;
     const decoder = createEventDecoder(deposited);

@@ -27,6 +27,16 @@ export interface EventDecoder {
   selector: Hex;
   /** The event's arguments by name; throws when the log does not fit the event. */
   decode(topics: readonly Hex[], data: Hex): Record<string, unknown>;
+  /**
+   * A reader of the raw ABI words (64 hex digits, no 0x) of the named single-word parameters, in the
+   * order named, as they sit in a log (topic or data head). For callers that re-encode those values,
+   * e.g. to hash them, and would otherwise turn them into numbers and back. Planned once per call site.
+   *
+   * @example
+   * const read = decoder.wordsOf(["depositId", "inputAmount"]);
+   * const [depositId, inputAmount] = read(log.topics, log.data);
+   */
+  wordsOf(names: readonly string[]): (topics: readonly Hex[], data: Hex) => string[];
 }
 
 const wordAt = (hex: string, i: number): string => {
@@ -41,13 +51,18 @@ function integer(bits: number, signed: boolean) {
   // Unsigned integers of ≤ 48 bits (timestamps, deadlines, enums) are most of what events carry:
   // read them as a Number straight from the low hex digits when the high ones are zero.
   const lowDigits = Math.ceil(bits / 4);
+  const highZeros = ZEROS.slice(lowDigits);
+  const limit = 2 ** bits;
   const fast = !signed && bits <= 48;
+  // Every word is a valid uint256: no range check (which costs a second bigint per value).
+  const anyWord = !signed && bits === 256;
   return (w: string): bigint | number => {
-    if (fast && w.startsWith(ZEROS.slice(lowDigits))) {
+    if (fast && w.startsWith(highZeros)) {
       const n = Number.parseInt(w.slice(64 - lowDigits), 16);
-      if (n < 2 ** bits) return n;
+      if (n < limit) return n;
     }
     const raw = BigInt(`0x${w}`);
+    if (anyWord) return raw;
     const value = signed ? BigInt.asIntN(bits, raw) : raw;
     if (value !== (signed ? BigInt.asIntN(bits, value) : BigInt.asUintN(bits, value))) {
       throw new RangeError("integer out of range");
@@ -63,14 +78,14 @@ function staticWord(type: string): ((w: string) => unknown) | undefined {
   if (type === "address") return (w) => getAddress(`0x${w.slice(24)}`);
   if (type === "bool") return (w) => BigInt(`0x${w}`) !== 0n;
   const fixed = /^bytes(\d+)$/.exec(type);
-  if (fixed) return (w) => `0x${w.slice(0, Number(fixed[1]) * 2)}`;
+  if (fixed) return fixed[1] === "32" ? (w) => `0x${w}` : (w) => `0x${w.slice(0, Number(fixed[1]) * 2)}`;
   return undefined;
 }
 
-/** Plans a parameter: [reader, words it occupies in the head]; undefined when unsupported. */
-function plan(p: Param): [WordReader, number] | undefined {
+/** Plans a parameter's reader; undefined when unsupported (the event then goes to viem). */
+function plan(p: Param): WordReader | undefined {
   const word = staticWord(p.type);
-  if (word) return [(hex, i) => word(wordAt(hex, i)), 1];
+  if (word) return (hex, i) => word(wordAt(hex, i));
   if (p.type === "bytes" || p.type === "string") {
     const read: WordReader = (hex, i, base) => {
       const start = base + Number(BigInt(`0x${wordAt(hex, i)}`)) / 32;
@@ -79,7 +94,7 @@ function plan(p: Param): [WordReader, number] | undefined {
       if (body.length !== length * 2) throw new RangeError("log data is shorter than a dynamic value");
       return p.type === "bytes" ? `0x${body}` : Buffer.from(body, "hex").toString("utf8");
     };
-    return [read, 1];
+    return read;
   }
   if (p.type === "tuple" && p.components) {
     // Only tuples of single static words are laid out inline; other tuples go to viem.
@@ -88,7 +103,7 @@ function plan(p: Param): [WordReader, number] | undefined {
     const names = p.components.map((c) => c.name ?? "");
     const read: WordReader = (hex, i) =>
       Object.fromEntries(words.map((w, k) => [names[k], (w as (w: string) => unknown)(wordAt(hex, i + k))]));
-    return [read, words.length];
+    return read;
   }
   return undefined;
 }
@@ -108,18 +123,28 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
       topicReaders.push([input.name ?? "", word]);
       continue;
     }
-    const planned = plan(input);
-    if (!planned) {
+    const read = plan(input);
+    if (!read) {
       fast = false;
       break;
     }
-    dataReaders.push([input.name ?? "", planned[0], offset]);
-    offset += planned[1];
+    dataReaders.push([input.name ?? "", read, offset]);
+    offset += headWords(input) ?? 1;
   }
+  const wordsOf = (names: readonly string[]) => {
+    const places = names.map((name) => wordPlace(inputs, name, event.name));
+    return (topics: readonly Hex[], data: Hex) =>
+      places.map(({ topic, head }) => {
+        const w = topic !== undefined ? (topics[topic] ?? "").slice(2) : data.slice(2 + head * 64, 66 + head * 64);
+        if (w.length !== 64) throw new RangeError("log is shorter than the event's layout");
+        return w;
+      });
+  };
   if (!fast) {
     return {
       name: event.name,
       selector,
+      wordsOf,
       decode: (topics, data) =>
         decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
     };
@@ -127,16 +152,57 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
   return {
     name: event.name,
     selector,
+    wordsOf,
     decode(topics, data) {
       if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
       if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");
       const args: Record<string, unknown> = {};
-      topicReaders.forEach(([name, read], k) => {
+      for (let k = 0; k < topicReaders.length; k++) {
+        const [name, read] = topicReaders[k] as (typeof topicReaders)[number];
         args[name] = read((topics[k + 1] as string).slice(2));
-      });
+      }
       const hex = data.slice(2);
       for (const [name, read, index] of dataReaders) args[name] = read(hex, index, 0);
       return args;
     },
   };
+}
+
+/** Where the single-word parameter `name` sits: its topic, or its word in the data head. */
+function wordPlace(inputs: readonly Param[], name: string, eventName: string): { topic?: number; head: number } {
+  let topic = 1;
+  let head = 0;
+  for (const input of inputs) {
+    const single = staticWord(input.type) !== undefined;
+    if (input.name === name) {
+      if (!single) throw new Error(`${eventName}.${name} is not a single-word parameter`);
+      return input.indexed ? { topic, head: 0 } : { head };
+    }
+    if (input.indexed) topic++;
+    else head += headWords(input) ?? 1;
+  }
+  throw new Error(`${eventName} has no parameter ${name}`);
+}
+
+/**
+ * Words a static parameter takes in the head (tuples and fixed arrays inline); undefined when dynamic,
+ * which takes one word there (its offset). Used by the fast readers and by `wordsOf` alike.
+ */
+function headWords(p: Param): number | undefined {
+  if (staticWord(p.type)) return 1;
+  const array = /^(.*)\[(\d+)\]$/.exec(p.type);
+  if (array) {
+    const inner = headWords({ ...p, type: array[1] as string });
+    return inner === undefined ? undefined : inner * Number(array[2]);
+  }
+  if (p.type === "tuple" && p.components) {
+    let sum = 0;
+    for (const c of p.components) {
+      const w = headWords(c);
+      if (w === undefined) return undefined;
+      sum += w;
+    }
+    return sum;
+  }
+  return undefined;
 }

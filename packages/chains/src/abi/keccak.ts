@@ -26,5 +26,7 @@ export function keccak256Hex(data: Hex | Uint8Array): Hex {
   } else {
     hasher.update(data);
   }
-  return `0x${hasher.digest("hex")}`;
+  // The binary digest and Buffer's hex encoder beat hash-wasm's own hex digest.
+  const digest = hasher.digest("binary");
+  return `0x${Buffer.from(digest.buffer, digest.byteOffset, digest.length).toString("hex")}`;
 }

@@ -4,13 +4,16 @@ import {
   addressToBytes32,
   bytes32ToAddress,
   internalRelayHash,
+  internalRelayHashFromWords,
   internalRelayHashOf,
   isEvmAddressBytes32,
   isMessageEmpty,
   messageHash,
+  RELAY_WORD_NAMES,
   type RelayData,
   relayHash,
   toBytes32,
+  uintWord,
 } from "./relayHash.ts";
 
 // Relay data of a 10 USDC deposit 8453 → 10 with no message.
@@ -141,6 +144,20 @@ describe("internalRelayHash", () => {
         keccak256(encodeAbiParameters(params, [{ ...head, messageHash: h }, 42161n])),
       );
     }
+  });
+
+  it("internalRelayHashFromWords (the indexer's path from log words) gives the same hash", () => {
+    for (const d of [plain, withMessage, { ...plain, inputAmount: 2n ** 256n - 1n, depositId: 2n ** 255n }]) {
+      const h = messageHash(d.message);
+      const words = RELAY_WORD_NAMES.map((name) => {
+        const v = d[name];
+        return typeof v === "string" ? v.slice(2) : uintWord(v);
+      });
+      expect(internalRelayHashFromWords(words, uintWord(d.originChainId), uintWord(42161), h)).toBe(
+        internalRelayHash(d, h, 42161n),
+      );
+    }
+    expect(() => internalRelayHashFromWords([], uintWord(1), uintWord(2), zeroHash)).toThrow(TypeError);
   });
 
   it("rejects values the ABI encoder would reject", () => {

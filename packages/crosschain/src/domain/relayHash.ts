@@ -148,6 +148,45 @@ export function internalRelayHash(
   return keccak256Hex(encoded as Hex);
 }
 
+/**
+ * The relay fields the SpokePool events carry as single ABI words, in the order
+ * {@link internalRelayHashFromWords} takes them (V3RelayData order, without the origin chain id).
+ */
+export const RELAY_WORD_NAMES = [
+  "depositor",
+  "recipient",
+  "exclusiveRelayer",
+  "inputToken",
+  "outputToken",
+  "inputAmount",
+  "outputAmount",
+  "depositId",
+  "fillDeadline",
+  "exclusivityDeadline",
+] as const;
+
+/**
+ * {@link internalRelayHash} from ABI words (64 hex digits each, no 0x) as they sit in an event log:
+ * `relay` holds the words of {@link RELAY_WORD_NAMES} in that order. The indexers' path: the values a
+ * relay hash encodes are already ABI words in the log, so they are hashed as they are instead of being
+ * decoded, checked and encoded again (which cost the backfill more than the hashing itself).
+ */
+export function internalRelayHashFromWords(
+  relay: readonly string[],
+  originChainId: string,
+  destinationChainId: string,
+  msgHash: Hex,
+): Hex {
+  if (relay.length !== RELAY_WORD_NAMES.length) throw new TypeError("internalRelayHashFromWords: wrong word count");
+  const [depositor, recipient, exclusiveRelayer, inputToken, outputToken, inputAmount, outputAmount, depositId] = relay;
+  return keccak256Hex(
+    `0x${TUPLE_OFFSET}${destinationChainId}${depositor}${recipient}${exclusiveRelayer}${inputToken}${outputToken}${inputAmount}${outputAmount}${originChainId}${depositId}${relay[8]}${relay[9]}${MESSAGE_HASH_OFFSET_AND_LENGTH}${msgHash.slice(2)}`,
+  );
+}
+
+/** A uint (a chain id, say) as one ABI word, for {@link internalRelayHashFromWords}. */
+export const uintWord = (n: number | bigint): string => uint256(BigInt(n));
+
 const word = (n: number) => n.toString(16).padStart(64, "0");
 /** The tuple starts after two head words (its offset, the destination chain id). */
 const TUPLE_OFFSET = word(0x40);

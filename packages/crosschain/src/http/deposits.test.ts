@@ -1,6 +1,6 @@
 /**
  * The SpokePool indexer and the deposit endpoints on a real two-chain devnet: deposits and fills made
- * with viem show up in /deposit/status (all three lookups) and /deposits; a reorg on the destination
+ * with viem show up in /deposit/status (every lookup) and /deposits; a reorg on the destination
  * corrects a status; an expired deposit says so; with the RPC down, indexed data is still served.
  */
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
@@ -89,6 +89,25 @@ describe("deposit lifecycle", () => {
     const user = f.accounts.users[0]?.address as string;
     const byAddress = await api(`/deposit/status?depositAddress=${user}&index=0`);
     expect(byAddress.body).toMatchObject({ depositId: deposit.depositId.toString(), pagination: { currentIndex: 0 } });
+    // The transaction reference wins over the other parameters, as at the anchor.
+    const mixed = await api(`/deposit/status?depositTxnRef=${deposit.txHash}&originChainId=${B}`);
+    expect(mixed.body).toMatchObject({ status: "pending", depositId: deposit.depositId.toString() });
+    // relayDataHash: the relayHash /deposits shows.
+    const [listed] = (await api("/deposits")).body as { relayHash: string; id: number }[];
+    expect(listed?.id).toEqual(expect.any(Number));
+    const byRelayHash = await api(`/deposit/status?relayDataHash=${listed?.relayHash}`);
+    expect(byRelayHash.body).toMatchObject({ depositId: deposit.depositId.toString(), originChainId: A });
+    const both = `/deposit/status?relayDataHash=${listed?.relayHash}&originChainId=${A}`;
+    expect((await api(`${both}&depositId=${deposit.depositId}`)).status).toBe(200);
+    expect((await api(`${both}&depositId=${deposit.depositId + 1n}`)).status).toBe(404);
+    // One deposit matches: index 1 is out of range, in the anchor's words.
+    const outOfRange = await api(`/deposit/status?originChainId=${A}&depositId=${deposit.depositId}&index=1`);
+    expect(outOfRange.status).toBe(400);
+    expect(outOfRange.body).toMatchObject({
+      code: "INVALID_PARAM",
+      param: "index",
+      message: "Index 1 out of range. Index must be between 0 and 0",
+    });
   });
 
   it("the fill on the other chain makes it filled, with the fill transaction", async () => {
@@ -139,6 +158,24 @@ describe("deposit lifecycle", () => {
     expect((await api("/deposits?limit=1&skip=1")).body.map((d: { depositId: string }) => d.depositId)).toEqual([
       deposit.depositId.toString(),
     ]);
+    // `address` takes the place of depositor/recipient, as at the anchor.
+    const user1 = f.accounts.users[0]?.address as string;
+    expect((await api(`/deposits?address=${user2}&depositor=${user1}`)).body).toHaveLength(1);
+    // Block ranges (inclusive) on the deposit and on the fill; only SpokePool deposits are indexed.
+    const first = all.body[1] as { depositBlockNumber: number; fillBlockNumber: number; swapToken: null };
+    const ids = async (query: string) =>
+      (await api(`/deposits?${query}`)).body.map((d: { depositId: string }) => d.depositId);
+    expect(await ids(`startBlock=${first.depositBlockNumber}&endBlock=${first.depositBlockNumber}`)).toEqual([
+      deposit.depositId.toString(),
+    ]);
+    expect(await ids(`startBlock=${first.depositBlockNumber + 1}`)).toEqual([second.depositId.toString()]);
+    expect(await ids(`startFillBlock=${first.fillBlockNumber}&endFillBlock=${first.fillBlockNumber}`)).toEqual([
+      deposit.depositId.toString(),
+    ]);
+    expect(await ids(`endFillBlock=${first.fillBlockNumber - 1}`)).toEqual([]);
+    expect(await ids("depositType=across")).toHaveLength(2);
+    expect(await ids("depositType=cctp")).toEqual([]);
+    expect(first).toMatchObject({ swapToken: null, swapOutputToken: null, fillGasTokenPriceUsd: null });
   });
 
   it("a reorg on the destination that drops the fill makes the deposit pending again", async () => {
@@ -214,6 +251,9 @@ describe("errors", () => {
       ["/deposit/status?depositAddress=nope", "INVALID_PARAM", "depositAddress"],
       ["/deposit/status?depositAddress=0x0000000000000000000000000000000000000001&index=-1", "INVALID_PARAM", "index"],
       ["/deposits?limit=1001", "INVALID_PARAM", "limit"],
+      ["/deposits?startBlock=-1", "INVALID_PARAM", "startBlock"],
+      ["/deposits?depositType=lz", "INVALID_PARAM", "depositType"],
+      ["/deposit/status?relayDataHash=0x12", "INVALID_PARAM", "relayDataHash"],
       ["/deposits?limit=0", "INVALID_PARAM", "limit"],
       ["/deposits?skip=-1", "INVALID_PARAM", "skip"],
       ["/deposits?status=pending", "INVALID_PARAM", "status"],
@@ -228,6 +268,8 @@ describe("errors", () => {
     }
     const tx = await api(`/deposit/status?depositTxnRef=0x${"ab".repeat(32)}`);
     expect(tx.status).toBe(404);
+    expect((await api(`/deposit/status?relayDataHash=0x${"ab".repeat(32)}`)).status).toBe(404);
+    expect((await api("/deposits?limit=1001")).body.message).toBe("Limit must not exceed 1000");
   });
 
   it("serves indexed data while the RPC is down", async () => {

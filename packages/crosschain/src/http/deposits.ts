@@ -36,6 +36,9 @@ const StatusQuery = Type.Object({
   ),
   depositTxnRef: Type.Optional(TxHashParam("Hash of the deposit transaction.")),
   depositTxHash: Type.Optional(TxHashParam("Deprecated alias of depositTxnRef.")),
+  relayDataHash: Type.Optional(
+    Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: "The deposit's relay hash (relayHash in /deposits)." }),
+  ),
   depositAddress: Type.Optional(AddressParam("Address the deposits were made from; with index.")),
   index: Type.Integer({
     minimum: 0,
@@ -73,9 +76,29 @@ const ListQuery = Type.Object({
   outputToken: Type.Optional(AddressParam()),
   integratorId: Type.Optional(Type.String({ pattern: "^0x[0-9a-fA-F]{4}$" })),
   status: Type.Optional(Type.Unsafe<(typeof STATUSES)[number]>({ type: "string", enum: [...STATUSES] })),
+  depositType: Type.Optional(
+    Type.Unsafe<"across" | "cctp" | "oft">({
+      type: "string",
+      enum: ["across", "cctp", "oft"],
+      description: "This deployment indexes SpokePool (across) deposits only: cctp and oft list nothing.",
+    }),
+  ),
+  startBlock: Type.Optional(BlockParam("Deposits from this origin block on.")),
+  endBlock: Type.Optional(BlockParam("Deposits up to this origin block.")),
+  startFillBlock: Type.Optional(BlockParam("Deposits filled from this destination block on.")),
+  endFillBlock: Type.Optional(BlockParam("Deposits filled up to this destination block.")),
   skip: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
-  limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+  // The bound is checked in the handler, with the anchor's message.
+  limit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 50, description: "At most 1000." }),
 });
+
+function BlockParam(description: string) {
+  return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
+}
+
+/** The anchor's IndexParamOutOfRangeException. */
+const indexOutOfRange = (index: number, maxIndex: number) =>
+  new HttpError(400, `Index ${index} out of range. Index must be between 0 and ${maxIndex}`, "INVALID_PARAM", "index");
 
 function statusBody(request: FastifyRequest, row: DepositRow, currentIndex: number, maxIndex: number) {
   const s = derive(row);
@@ -102,7 +125,7 @@ function listItem(row: DepositRow) {
   const s = derive(row);
   const depositTx = hex(row.tx_hash) as string;
   return {
-    id: `${row.origin_chain_id}-${row.deposit_id}`,
+    id: Number(row.id),
     relayHash: hex(row.relay_hash),
     depositId: row.deposit_id,
     originChainId: Number(row.origin_chain_id),
@@ -113,6 +136,9 @@ function listItem(row: DepositRow) {
     inputAmount: row.input_amount,
     outputToken: address(row.output_token),
     outputAmount: row.output_amount,
+    // Swaps come with the swap endpoints (a later issue).
+    swapOutputToken: null,
+    swapOutputTokenAmount: null,
     message: hex(row.message),
     messageHash: hex(row.message_hash),
     exclusiveRelayer: address(row.exclusive_relayer),
@@ -137,11 +163,18 @@ function listItem(row: DepositRow) {
     fillTx: s.fillTxnRef,
     fillTxnRef: s.fillTxnRef,
     fillGasFee: row.fill_gas_fee,
-    // Prices are not tracked by this deployment.
+    // Prices are not tracked by this deployment; swaps and destination actions come with later issues.
     inputPriceUsd: null,
     outputPriceUsd: null,
     fillGasFeeUsd: null,
+    fillGasTokenPriceUsd: null,
     bridgeFeeUsd: null,
+    swapTokenPriceUsd: null,
+    swapFeeUsd: null,
+    actionsTargetChainId: null,
+    swapTransactionHash: null,
+    swapToken: null,
+    swapTokenAmount: null,
     speedups: row.speedups,
   };
 }
@@ -154,8 +187,8 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
         tags: ["Deposits"],
         summary: "Status of a deposit",
         description:
-          "Look a deposit up by originChainId + depositId, by depositTxnRef (+ index when one transaction holds several " +
-          "deposits), or by depositAddress + index (the index-th deposit made from that address, oldest first). " +
+          "Look a deposit up by depositTxnRef (+ index when one transaction holds several deposits), by relayDataHash, " +
+          "by originChainId + depositId, or by depositAddress + index (the index-th deposit made from that address, oldest first). " +
           "Status: pending, filled, slowFillRequested, expired.",
         querystring: StatusQuery,
         response: { 200: StatusResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
@@ -163,6 +196,25 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
     },
     async (request) => {
       const q = request.query;
+      // The anchor's order: a transaction reference wins over the other lookups.
+      const txRef = q.depositTxnRef ?? q.depositTxHash;
+      if (txRef) {
+        const rows = await deps.deposits.byTxHash(Buffer.from(txRef.slice(2), "hex"));
+        if (rows.length === 0) throw notFound();
+        const row = rows[q.index];
+        if (!row) throw indexOutOfRange(q.index, rows.length - 1);
+        return statusBody(request, row, q.index, rows.length - 1);
+      }
+      if (q.relayDataHash) {
+        const row = await deps.deposits.byRelayHash(Buffer.from(q.relayDataHash.slice(2), "hex"));
+        // With originChainId and depositId as well, all must match (the anchor ANDs them).
+        const other =
+          (q.originChainId !== undefined && Number(row?.origin_chain_id) !== q.originChainId) ||
+          (q.depositId !== undefined && row !== undefined && BigInt(row.deposit_id) !== BigInt(q.depositId));
+        if (!row || other) throw notFound();
+        if (q.index > 0) throw indexOutOfRange(q.index, 0);
+        return statusBody(request, row, 0, 0);
+      }
       if (q.originChainId !== undefined || q.depositId !== undefined) {
         if (q.originChainId === undefined)
           throw new HttpError(400, "originChainId is required with depositId", "MISSING_PARAM", "originChainId");
@@ -170,32 +222,18 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
           throw new HttpError(400, "depositId is required with originChainId", "MISSING_PARAM", "depositId");
         const row = await deps.deposits.byDepositId(q.originChainId, q.depositId);
         if (!row) throw notFound();
+        if (q.index > 0) throw indexOutOfRange(q.index, 0);
         return statusBody(request, row, 0, 0);
-      }
-      const txRef = q.depositTxnRef ?? q.depositTxHash;
-      if (txRef) {
-        const rows = await deps.deposits.byTxHash(Buffer.from(txRef.slice(2), "hex"));
-        if (rows.length === 0) throw notFound();
-        const row = rows[q.index];
-        if (!row)
-          throw new HttpError(
-            400,
-            `index must be at most ${rows.length - 1} for this transaction`,
-            "INVALID_PARAM",
-            "index",
-          );
-        return statusBody(request, row, q.index, rows.length - 1);
       }
       if (q.depositAddress) {
         const { row, count } = await deps.deposits.byDepositor(addressKey(q.depositAddress), q.index);
         if (count === 0) throw notFound();
-        if (!row)
-          throw new HttpError(400, `index must be at most ${count - 1} for this address`, "INVALID_PARAM", "index");
+        if (!row) throw indexOutOfRange(q.index, count - 1);
         return statusBody(request, row, q.index, count - 1);
       }
       throw new HttpError(
         400,
-        "Provide originChainId and depositId, or depositTxnRef, or depositAddress (with index)",
+        "Provide originChainId and depositId, or depositTxnRef, or relayDataHash, or depositAddress (with index)",
         "MISSING_PARAM",
         "depositTxnRef",
       );
@@ -209,13 +247,16 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
         tags: ["Deposits"],
         summary: "Deposits, newest first",
         description:
-          "`address` matches the depositor or the recipient. `status` takes the raw values (unfilled, not pending).",
+          "`address` matches the depositor or the recipient (and then depositor/recipient are ignored, as by the anchor). " +
+          "`status` takes the raw values (unfilled, not pending). Block ranges are inclusive.",
         querystring: ListQuery,
         response: { 200: Type.Array(Type.Record(Type.String(), Type.Unknown())), 400: ErrorBody, 401: ErrorBody },
       },
     },
     async (request) => {
       const q = request.query;
+      if (q.limit > 1000) throw new HttpError(400, "Limit must not exceed 1000", "INVALID_PARAM", "limit");
+      if (q.depositType === "cctp" || q.depositType === "oft") return [];
       const key = (a: string | undefined) => (a ? addressKey(a) : undefined);
       const rows = await deps.deposits.list({
         depositor: key(q.depositor),
@@ -227,6 +268,10 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
         outputToken: key(q.outputToken),
         integratorId: q.integratorId,
         status: q.status,
+        startBlock: q.startBlock,
+        endBlock: q.endBlock,
+        startFillBlock: q.startFillBlock,
+        endFillBlock: q.endFillBlock,
         skip: q.skip,
         limit: q.limit,
         nowSec: Math.floor(Date.now() / 1000),

@@ -20,8 +20,16 @@ export type ServiceApiErrorCode =
   | "UPSTREAM_RPC_ERROR"
   | "INTERNAL_SERVER_ERROR";
 
+/**
+ * 5xx errors the service raises on purpose (an RPC not answering, chain state not warm yet), whose code
+ * and message are its own and safe to show; any other 5xx is an unexpected failure, shown as the anchor
+ * shows it, with its details only in the log.
+ */
+const isDeliberate5xx = (status: number, code: string | undefined) => status >= 500 && code === "UPSTREAM_RPC_ERROR";
+
 function codeFor(status: number, code: string | undefined): string {
   if (status === 401) return "UNAUTHORIZED";
+  if (isDeliberate5xx(status, code)) return code as string;
   if (status >= 500) return "INTERNAL_SERVER_ERROR";
   if (code === "MISSING_PARAM" || code === "INVALID_PARAM") return code;
   if (code && /^[A-Z_]+$/.test(code) && !code.startsWith("FST_")) return code;
@@ -34,7 +42,10 @@ export const formatError: ErrorFormatter = (error, request) => ({
     type: "ServiceApiError",
     code: codeFor(error.statusCode, error.code),
     status: error.statusCode,
-    message: error.statusCode >= 500 ? "Unexpected error occurred. Please try again later." : error.message,
+    message:
+      error.statusCode >= 500 && !isDeliberate5xx(error.statusCode, error.code)
+        ? "Unexpected error occurred. Please try again later or contact support."
+        : error.message,
     ...(error.param ? { param: error.param } : {}),
     id: request.id,
   },

@@ -449,7 +449,8 @@ describe("GET /suggested-fees: bad input never makes a 500", () => {
 });
 
 describe("GET /suggested-fees: hot path", () => {
-  it("answers fast from the cache (informal p99) and keeps answering with every chain node stopped", async () => {
+  it("answers from the cache, and keeps answering with every chain node stopped", async () => {
+    // Its latency is a benchmark's business (bench/crosschain: p50/p99 warm), not a timed test's.
     const amount = parseUnits("250", 6).toString();
     const q = {
       inputToken: token(ORIGIN, "USDC").address,
@@ -458,36 +459,8 @@ describe("GET /suggested-fees: hot path", () => {
       destinationChainId: DEST,
       amount,
     };
-    const percentiles = (times: number[]) => {
-      times.sort((a, b) => a - b);
-      const at = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))]!;
-      return { p50: at(0.5), p99: at(0.99) };
-    };
-    // The handler's own work (validation, cache lookups, fee model), in process.
-    const compute: number[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const start = performance.now();
-      await quoteSuggestedFees(t.quotes, { ...q, amount });
-      compute.push(performance.now() - start);
-    }
-    // The whole request over HTTP, measured by a client in the same process (auth, routing, serialization).
-    for (let i = 0; i < 20; i++) await t.get("/suggested-fees", q); // warm-up (JIT, key cache)
-    const http: number[] = [];
-    for (let i = 0; i < 300; i++) {
-      const start = performance.now();
-      const res = await t.get("/suggested-fees", q);
-      http.push(performance.now() - start);
-      expect(res.status).toBe(200);
-    }
-    const c = percentiles(compute);
-    const h = percentiles(http);
-    console.log(
-      `/suggested-fees latency: handler p50 ${c.p50.toFixed(3)} ms, p99 ${c.p99.toFixed(3)} ms (2000 calls); ` +
-        `HTTP p50 ${h.p50.toFixed(2)} ms, p99 ${h.p99.toFixed(2)} ms (300 sequential requests)`,
-    );
-    expect(c.p99).toBeLessThan(5);
-    expect(h.p99).toBeLessThan(100); // informal: a 2-core box also running anvil and other test files
-
+    const direct = await quoteSuggestedFees(t.quotes, q);
+    expect(direct.outputAmount).toEqual(expect.any(String));
     // No RPC on the hot path: with every anvil node gone, quotes still come from the cache.
     const before = await t.get("/suggested-fees", q);
     await t.devnet.stop();
@@ -497,5 +470,15 @@ describe("GET /suggested-fees: hot path", () => {
     const { id: _b, ...restAfter } = after.body;
     expect(restAfter).toEqual(restBefore);
     expect((await t.get("/available-routes", { originChainId: ORIGIN })).status).toBe(200);
+    // A quote that must ask the chain (is this recipient a contract?) says so, in the error body, without
+    // the RPC's own error text (which can carry its URL).
+    const asks = await t.get("/suggested-fees", { ...q, message: "0x1234", recipient: `0x${"ab".repeat(20)}` });
+    expect(asks.status).toBe(502);
+    expect(asks.body).toMatchObject({
+      type: "ServiceApiError",
+      code: "UPSTREAM_RPC_ERROR",
+      status: 502,
+      message: `Could not check the recipient on chain ${DEST}: its RPC is not answering; try again later`,
+    });
   });
 });

@@ -277,8 +277,13 @@ export async function quoteSuggestedFees(services: QuoteServices, q: Query): Pro
     if (!/^0x[0-9a-fA-F]*$/.test(message)) throw invalid("Message must be a hex string", "message");
     if (message.length % 2 !== 0) throw invalid("Message must be an even hex string", "message");
     if (!q.recipient) throw invalid("A recipient contract is required when a message is provided", "recipient");
-    const isContract = await services.cache.isContract(destination.chainId, q.recipient).catch((error: Error) => {
-      throw new HttpError(502, `Could not check the recipient: ${error.message}`, "UPSTREAM_RPC_ERROR");
+    const isContract = await services.cache.isContract(destination.chainId, q.recipient).catch(() => {
+      // The RPC's own error can carry its URL (and a key in it): the message stays ours.
+      throw new HttpError(
+        502,
+        `Could not check the recipient on chain ${destination.chainId}: its RPC is not answering; try again later`,
+        "UPSTREAM_RPC_ERROR",
+      );
     });
     if (!isContract) throw invalid("Recipient must be a contract when a message is provided", "recipient");
     const outputAmount = convertDecimals(amount, input.decimals, output.decimals);

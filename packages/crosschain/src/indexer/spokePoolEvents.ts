@@ -4,9 +4,15 @@
  * (the one with `messageHash`, as Across' indexer keys them), so a fill on the destination finds its
  * deposit on the origin.
  */
-import { createEventDecoder, loadArtifact } from "@platform/chains";
+import { createEventDecoder, type EventDecoder, loadArtifact } from "@platform/chains";
 import { type AbiEvent, type Hex, type Log, toEventSelector } from "viem";
-import { messageHash as hashMessage, internalRelayHash, type RelayDataWithoutMessage } from "../domain/relayHash.ts";
+import {
+  messageHash as hashMessage,
+  internalRelayHashFromWords,
+  RELAY_WORD_NAMES,
+  type RelayDataWithoutMessage,
+  uintWord,
+} from "../domain/relayHash.ts";
 
 const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
 const handlerAbi = loadArtifact("MulticallHandler").abi;
@@ -39,6 +45,34 @@ const DECODER_BY_TOPIC = new Map(
       return [decoder.selector, decoder];
     }),
 );
+/**
+ * Readers of the relay's ABI words in deposit, fill and slow-fill logs (RELAY_WORD_NAMES, then the chain id
+ * the event carries: the destination in a deposit, the origin in a fill or slow-fill request).
+ */
+const RELAY_WORDS_BY_TOPIC = new Map<Hex, ReturnType<EventDecoder["wordsOf"]>>(
+  [
+    ["FundsDeposited", "destinationChainId"],
+    ["FilledRelay", "originChainId"],
+    ["RequestedSlowFill", "originChainId"],
+  ].map(([name, chainIdName]) => {
+    const decoder = [...DECODER_BY_TOPIC.values()].find((d) => d.name === name);
+    if (!decoder) throw new Error(`the SpokePool ABI has no ${name} event`);
+    return [decoder.selector, decoder.wordsOf([...RELAY_WORD_NAMES, chainIdName as string])];
+  }),
+);
+
+/** The internal relay hash of a deposit (origin = this chain) or a fill/slow-fill request (destination = this chain). */
+function relayHashOfLog(log: Log, chainId: number, side: "origin" | "destination", msgHash: Hex): Hex {
+  const read = RELAY_WORDS_BY_TOPIC.get(log.topics[0] as Hex);
+  if (!read) throw new Error(`not a relay event: ${log.topics[0]}`);
+  const words = read(log.topics, log.data);
+  const other = words.pop() as string;
+  const here = uintWord(chainId);
+  return side === "origin"
+    ? internalRelayHashFromWords(words, here, other, msgHash)
+    : internalRelayHashFromWords(words, other, here, msgHash);
+}
+
 export const CALLS_FAILED_TOPIC = selector(handlerAbi, "CallsFailed") as Hex;
 
 export interface DepositFact {
@@ -128,21 +162,6 @@ interface EventArgs extends RelayDataWithoutMessage {
   depositorSignature: Hex;
 }
 
-/** The relay data fields every deposit/fill/slow-fill event carries (addresses as bytes32). */
-const relayDataOf = (a: EventArgs, originChainId: bigint) => ({
-  depositor: a.depositor,
-  recipient: a.recipient,
-  exclusiveRelayer: a.exclusiveRelayer,
-  inputToken: a.inputToken,
-  outputToken: a.outputToken,
-  inputAmount: a.inputAmount,
-  outputAmount: a.outputAmount,
-  originChainId,
-  depositId: a.depositId,
-  fillDeadline: Number(a.fillDeadline),
-  exclusivityDeadline: Number(a.exclusivityDeadline),
-});
-
 /** Decodes one log of the chain `chainId`; undefined for logs that are not ours. */
 export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosition) | undefined {
   const position: LogPosition = {
@@ -166,14 +185,13 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     case "FundsDeposited": {
       const message = a.message as Hex;
       const msgHash = hashMessage(message);
-      const relayData = relayDataOf(a, BigInt(chainId));
       return {
         kind: "deposit",
         ...position,
         originChainId: chainId,
         depositId: a.depositId,
         destinationChainId: Number(a.destinationChainId),
-        relayHash: internalRelayHash(relayData, msgHash, a.destinationChainId as bigint),
+        relayHash: relayHashOfLog(log, chainId, "origin", msgHash),
         depositor: a.depositor,
         recipient: a.recipient,
         exclusiveRelayer: a.exclusiveRelayer,
@@ -190,11 +208,10 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
     }
     case "FilledRelay": {
       const info = a.relayExecutionInfo;
-      const relayData = relayDataOf(a, a.originChainId);
       return {
         kind: "fill",
         ...position,
-        relayHash: internalRelayHash(relayData, a.messageHash as Hex, BigInt(chainId)),
+        relayHash: relayHashOfLog(log, chainId, "destination", a.messageHash),
         originChainId: Number(a.originChainId),
         depositId: a.depositId,
         relayer: a.relayer,
@@ -204,14 +221,12 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
         updatedOutputAmount: info.updatedOutputAmount,
       };
     }
-    case "RequestedSlowFill": {
-      const relayData = relayDataOf(a, a.originChainId);
+    case "RequestedSlowFill":
       return {
         kind: "slowFillRequest",
         ...position,
-        relayHash: internalRelayHash(relayData, a.messageHash as Hex, BigInt(chainId)),
+        relayHash: relayHashOfLog(log, chainId, "destination", a.messageHash),
       };
-    }
     case "RequestedSpeedUpDeposit":
       return {
         kind: "speedUp",

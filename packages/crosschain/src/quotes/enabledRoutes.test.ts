@@ -66,6 +66,31 @@ describe("default routes", () => {
     expect(routes.some((r) => r.originChainId === r.destinationChainId)).toBe(false);
   });
 
+  it("routes native ETH to a chain with another native coin as WETH, and not the other way", () => {
+    const WHYPE = "0x5555555555555555555555555555555555555555" as const;
+    const WETH_999 = "0x9999999999999999999999999999999999999999" as const;
+    const hyper = chain(
+      999,
+      [
+        { symbol: "WHYPE", address: WHYPE, decimals: 18 },
+        { ...weth, address: WETH_999 },
+      ],
+      WHYPE,
+    );
+    const mixed = defaultRoutes([chains[0] as SpokeChain, hyper]);
+    expect(mixed.filter((r) => r.isNative)).toEqual([
+      {
+        originChainId: 10,
+        originToken: WETH,
+        destinationChainId: 999,
+        destinationToken: WETH_999,
+        originTokenSymbol: "ETH",
+        destinationTokenSymbol: "WETH",
+        isNative: true,
+      },
+    ]);
+  });
+
   it("uses each chain's own token addresses; a native route carries the wrapped addresses", () => {
     const usdcRoute = routes.find(
       (r) => r.originChainId === 10 && r.destinationChainId === 8453 && r.originTokenSymbol === "USDC",

@@ -3,9 +3,10 @@
  * service quotes and the relayer fills.
  *
  * Default (no configuration): on every ordered pair of distinct SpokePool chains, one route per token symbol
- * present on both chains (USDC → USDC, WETH → WETH, …), plus a native route (`isNative: true`) wherever both
- * chains know their wrapped native token and it wraps the same native currency (WETH on both → "ETH"). A native
- * route carries the wrapped token addresses, like the anchor's `/available-routes`.
+ * present on both chains (USDC → USDC, WETH → WETH, …), plus a native route (`isNative: true`) from every chain
+ * whose wrapped native token also exists on the destination: "ETH" → "ETH" when the destination wraps ETH
+ * too, "ETH" → "WETH" when its own native coin is another (ETH deposited on Base, WETH received on Polygon), as
+ * at the anchor. A native route carries the wrapped token addresses, like the anchor's `/available-routes`.
  *
  * Override: a JSON file (path given by the caller, e.g. from `CROSSCHAIN_ROUTES_FILE`):
  *
@@ -134,14 +135,17 @@ export function defaultRoutes(chains: readonly SpokeChain[]): RouteRecord[] {
         routes.push(record(origin.chainId, input, destination.chainId, output, false));
       }
       const originNative = wrappedNativeOf(origin);
+      if (!originNative) continue;
+      const wrapped = originNative.token.symbol.toUpperCase();
+      const output = destination.tokens.find((t) => t.symbol.toUpperCase() === wrapped);
+      if (!output) continue;
       const destinationNative = wrappedNativeOf(destination);
-      if (originNative && destinationNative && originNative.nativeSymbol === destinationNative.nativeSymbol) {
-        routes.push({
-          ...record(origin.chainId, originNative.token, destination.chainId, destinationNative.token, true),
-          originTokenSymbol: originNative.nativeSymbol,
-          destinationTokenSymbol: destinationNative.nativeSymbol,
-        });
-      }
+      const receivedNative = destinationNative && lower(destinationNative.token.address) === lower(output.address);
+      routes.push({
+        ...record(origin.chainId, originNative.token, destination.chainId, output, true),
+        originTokenSymbol: originNative.nativeSymbol,
+        destinationTokenSymbol: receivedNative ? originNative.nativeSymbol : output.symbol,
+      });
     }
   }
   return routes;

@@ -5,6 +5,8 @@
 import type { Database } from "@platform/kernel";
 
 export interface DepositRow {
+  /** Row id (the anchor's numeric `id` in /deposits); assigned at insert, so a re-indexed deposit gets a new one. */
+  id: string;
   origin_chain_id: string;
   deposit_id: string;
   destination_chain_id: string;
@@ -73,6 +75,12 @@ export interface ListDepositsParameters {
   outputToken?: Buffer | undefined;
   integratorId?: string | undefined;
   status?: string | undefined;
+  /** Deposit block range, inclusive. */
+  startBlock?: number | undefined;
+  endBlock?: number | undefined;
+  /** Fill block range, inclusive (only filled deposits match). */
+  startFillBlock?: number | undefined;
+  endFillBlock?: number | undefined;
   skip: number;
   limit: number;
   nowSec: number;
@@ -85,6 +93,12 @@ export function createDepositsRepository(db: Database) {
   return {
     async byDepositId(originChainId: number, depositId: string): Promise<DepositRow | undefined> {
       const [row] = await db.query<DepositRow>(DEPOSIT_BY_ID_SQL, [originChainId, depositId]);
+      return row;
+    },
+
+    /** The deposit with this (internal) relay hash: the anchor's `relayDataHash` lookup. */
+    async byRelayHash(relayHash: Buffer): Promise<DepositRow | undefined> {
+      const [row] = await db.query<DepositRow>(`${SELECT} WHERE d.relay_hash = $1`, [relayHash]);
       return row;
     },
 
@@ -114,9 +128,16 @@ export function createDepositsRepository(db: Database) {
         params.push(value);
         where.push(sql(params.length));
       };
-      if (p.depositor) add((n) => `d.depositor = $${n}`, p.depositor);
-      if (p.recipient) add((n) => `d.recipient = $${n}`, p.recipient);
+      // As the anchor: `address` (depositor or recipient) takes the place of depositor/recipient.
       if (p.address) add((n) => `(d.depositor = $${n} OR d.recipient = $${n})`, p.address);
+      else {
+        if (p.depositor) add((n) => `d.depositor = $${n}`, p.depositor);
+        if (p.recipient) add((n) => `d.recipient = $${n}`, p.recipient);
+      }
+      if (p.startBlock !== undefined) add((n) => `d.block_number >= $${n}`, p.startBlock);
+      if (p.endBlock !== undefined) add((n) => `d.block_number <= $${n}`, p.endBlock);
+      if (p.startFillBlock !== undefined) add((n) => `f.block_number >= $${n}`, p.startFillBlock);
+      if (p.endFillBlock !== undefined) add((n) => `f.block_number <= $${n}`, p.endFillBlock);
       if (p.originChainId !== undefined) add((n) => `d.origin_chain_id = $${n}`, p.originChainId);
       if (p.destinationChainId !== undefined) add((n) => `d.destination_chain_id = $${n}`, p.destinationChainId);
       if (p.inputToken) add((n) => `d.input_token = $${n}`, p.inputToken);

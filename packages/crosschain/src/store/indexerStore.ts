@@ -54,7 +54,7 @@ async function bulkInsert(tx: Queryable, table: string, columns: readonly string
   }
   const staging = `${table}_staging`;
   await tx.query(
-    `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE crosschain.${table} INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`,
+    `CREATE TEMP TABLE IF NOT EXISTS ${staging} (LIKE crosschain.${table} INCLUDING DEFAULTS INCLUDING IDENTITY) ON COMMIT DELETE ROWS`,
   );
   await tx.copyFrom(`COPY ${staging} (${list}) FROM STDIN`, lines);
   await tx.query(`INSERT INTO crosschain.${table} (${list}) SELECT ${list} FROM ${staging} ON CONFLICT DO NOTHING`);
