@@ -3,7 +3,7 @@
  * they came from (and of the range's last block) and the moved checkpoint in ONE transaction, so a kill
  * at any instant leaves the data and the checkpoint consistent; inserts are idempotent besides.
  */
-import { copyHexField, type Database, type Queryable } from "@platform/kernel";
+import { copyHexField, createCopyLines, type Database, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
 import type {
   DepositFact,
@@ -40,8 +40,8 @@ const col = <T>(rows: T[], f: (r: T) => unknown) => rows.map(f);
  * duplicate deposit ids through `unsafeDeposit`), the range goes through a session-local staging table
  * and an INSERT … ON CONFLICT DO NOTHING instead, so duplicates are skipped rather than failing the range.
  */
-async function bulkInsert(tx: Queryable, table: string, columns: readonly string[], lines: string) {
-  if (lines === "") return;
+async function bulkInsert(tx: Queryable, table: string, columns: readonly string[], lines: Uint8Array) {
+  if (lines.length === 0) return;
   const list = columns.join(", ");
   await tx.query("SAVEPOINT bulk_insert");
   try {
@@ -119,16 +119,20 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     );
   }
   const time = (n: bigint) => ts.get(n) ?? 0;
-  let deposits = "";
+  const deposits = createCopyLines();
   for (const x of data.deposits) {
-    deposits += `${chainId}\t${x.depositId}\t${x.destinationChainId}\t${b(x.relayHash)}\t${b(x.depositor)}\t${b(x.recipient)}\t${b(x.exclusiveRelayer)}\t${b(x.inputToken)}\t${b(x.outputToken)}\t${x.inputAmount}\t${x.outputAmount}\t${x.quoteTimestamp}\t${x.fillDeadline}\t${x.exclusivityDeadline}\t${b(x.message)}\t${b(x.messageHash)}\t${b(x.txHash)}\t${x.txIndex}\t${x.logIndex}\t${x.blockNumber}\t${time(x.blockNumber)}\n`;
+    deposits.push(
+      `${chainId}\t${x.depositId}\t${x.destinationChainId}\t${b(x.relayHash)}\t${b(x.depositor)}\t${b(x.recipient)}\t${b(x.exclusiveRelayer)}\t${b(x.inputToken)}\t${b(x.outputToken)}\t${x.inputAmount}\t${x.outputAmount}\t${x.quoteTimestamp}\t${x.fillDeadline}\t${x.exclusivityDeadline}\t${b(x.message)}\t${b(x.messageHash)}\t${b(x.txHash)}\t${x.txIndex}\t${x.logIndex}\t${x.blockNumber}\t${time(x.blockNumber)}\n`,
+    );
   }
-  await bulkInsert(tx, "deposits", DEPOSIT_COLUMNS, deposits);
-  let fills = "";
+  await bulkInsert(tx, "deposits", DEPOSIT_COLUMNS, deposits.bytes());
+  const fills = createCopyLines();
   for (const x of data.fills) {
-    fills += `${b(x.relayHash)}\t${chainId}\t${x.originChainId}\t${x.depositId}\t${b(x.relayer)}\t${x.repaymentChainId}\t${x.fillType}\t${b(x.updatedRecipient)}\t${x.updatedOutputAmount}\t${x.callsFailed}\t${b(x.txHash)}\t${x.logIndex}\t${x.blockNumber}\t${time(x.blockNumber)}\n`;
+    fills.push(
+      `${b(x.relayHash)}\t${chainId}\t${x.originChainId}\t${x.depositId}\t${b(x.relayer)}\t${x.repaymentChainId}\t${x.fillType}\t${b(x.updatedRecipient)}\t${x.updatedOutputAmount}\t${x.callsFailed}\t${b(x.txHash)}\t${x.logIndex}\t${x.blockNumber}\t${time(x.blockNumber)}\n`,
+    );
   }
-  await bulkInsert(tx, "fills", FILL_COLUMNS, fills);
+  await bulkInsert(tx, "fills", FILL_COLUMNS, fills.bytes());
   for (const s of data.slowFills) {
     await tx.query(
       `INSERT INTO crosschain.slow_fill_requests (relay_hash, destination_chain_id, tx_hash, block_number)

@@ -13,3 +13,37 @@
  * and COPY's own escaping doubles the backslash (hex itself needs no escaping).
  */
 export const copyHexField = (hex: string): string => `\\\\x${hex.startsWith("0x") ? hex.slice(2) : hex}`;
+
+/**
+ * COPY input gathered as bytes, line by line. Appending tens of thousands of lines to one JS string
+ * builds a rope that must be flattened and UTF-8 encoded before it is sent (a tenth of a backfill's
+ * main thread); here each line is copied once into a growing buffer. Lines must be ASCII (numbers,
+ * hex, `copyHexField`): they are written as latin1.
+ *
+ * @example
+ * const lines = createCopyLines();
+ * lines.push(`1\t${copyHexField("0xabcd")}\n`);
+ * await tx.copyFrom("COPY t (id, hash) FROM STDIN", lines.bytes());
+ */
+export function createCopyLines(initialBytes = 64 * 1024) {
+  let buffer = Buffer.allocUnsafe(initialBytes);
+  let length = 0;
+  return {
+    /** Appends one finished line (with its `\n`). */
+    push(line: string) {
+      if (length + line.length > buffer.length) {
+        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + line.length));
+        buffer.copy(grown, 0, 0, length);
+        buffer = grown;
+      }
+      length += buffer.write(line, length, "latin1");
+    },
+    get length() {
+      return length;
+    },
+    /** The lines so far (a view, valid until the next push). */
+    bytes(): Buffer {
+      return buffer.subarray(0, length);
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyHexField } from "./copyText.ts";
+import { copyHexField, createCopyLines } from "./copyText.ts";
 import { loadMigrations, migrate } from "./migrate.ts";
 import { createTestDatabase, type TestDatabase } from "./testDatabase.ts";
 
@@ -53,6 +53,18 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
     await expect(
       t.db.transaction((tx) => tx.copyFrom("COPY copy_probe (n) FROM STDIN", "not a number\n")),
     ).rejects.toThrow(/numeric/);
+  });
+
+  it("bulk-loads COPY lines given as bytes", async () => {
+    await t.db.exec("CREATE TABLE copy_bytes_probe (n bigint, b bytea)");
+    const lines = createCopyLines(16);
+    for (let i = 1; i <= 2000; i++) lines.push(`${i}\t${copyHexField(`0x${i.toString(16).padStart(8, "0")}`)}\n`);
+    await t.db.transaction((tx) => tx.copyFrom("COPY copy_bytes_probe (n, b) FROM STDIN", lines.bytes()));
+    expect(
+      await t.db.query(
+        "SELECT count(*) AS rows, sum(n) AS total, (SELECT b FROM copy_bytes_probe ORDER BY n DESC LIMIT 1) AS last FROM copy_bytes_probe",
+      ),
+    ).toEqual([{ rows: "2000", total: "2001000", last: Buffer.from("000007d0", "hex") }]);
   });
 
   it("rolls back a failed transaction", async () => {

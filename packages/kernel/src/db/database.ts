@@ -15,7 +15,7 @@ export interface Queryable {
    * Bulk load: runs `statement` (`COPY table (columns) FROM STDIN`, text format) with `data` as its
    * input (see `copyText.ts`). On PGlite the input is passed as the query's blob.
    */
-  copyFrom(statement: string, data: string): Promise<void>;
+  copyFrom(statement: string, data: string | Uint8Array): Promise<void>;
 }
 
 export interface Database extends Queryable {

@@ -15,10 +15,10 @@ function wrap(target: Pick<PGlite, "query" | "exec">): Queryable {
     async exec(script: string) {
       await target.exec(script);
     },
-    async copyFrom(statement: string, data: string) {
+    async copyFrom(statement: string, data: string | Uint8Array) {
       // PGlite reads COPY input from the virtual file /dev/blob, filled from the query's blob option.
       const fromBlob = statement.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'");
-      await target.query(fromBlob, [], { blob: new Blob([data]) });
+      await target.query(fromBlob, [], { blob: new Blob([data as string | Uint8Array<ArrayBuffer>]) });
     },
   };
 }

@@ -22,7 +22,7 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
     async exec(script: string) {
       await client.query(script);
     },
-    async copyFrom(statement: string, data: string) {
+    async copyFrom(statement: string, data: string | Uint8Array) {
       // A pool hands COPY one client of its own; a transaction's client is used as is.
       const c = client instanceof pg.Pool ? await client.connect() : client;
       try {
