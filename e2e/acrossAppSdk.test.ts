@@ -11,7 +11,7 @@ import { createAcrossClient } from "@across-protocol/app-sdk";
 import { manifestToken, viemChain } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { crosschainService } from "@platform/crosschain";
-import { contextChains } from "@platform/crosschain/testing";
+import { contextChains, quotesWarm } from "@platform/crosschain/testing";
 import { type BackgroundJob, startTestService, type TestService } from "@platform/kernel";
 import { createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -31,6 +31,7 @@ beforeAll(async () => {
     config: { crosschainPollMs: 100, crosschainRelayerKey: f.accounts.relayer.privateKey },
   });
   jobs = (await crosschainService.startJobs?.(s.context)) as BackgroundJob;
+  await quotesWarm(s.context);
   globalThis.fetch = (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const rewritten = url

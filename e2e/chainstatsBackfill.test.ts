@@ -94,4 +94,4 @@ it("survives SIGKILL at any instant and ends with exactly the chain's figures", 
   } finally {
     if (!database) await db.close();
   }
-});
+}, 120_000); // child processes in turn: 8–23 s on CI, too close to the default 30 s

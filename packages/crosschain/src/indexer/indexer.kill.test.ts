@@ -134,4 +134,4 @@ it("survives SIGKILL at any instant: each deposit stored once, every integrator 
   } finally {
     if (!pg) await db.close();
   }
-});
+}, 120_000); // child processes in turn: 8–23 s on CI, too close to the default 30 s

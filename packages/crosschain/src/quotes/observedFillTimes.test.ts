@@ -5,7 +5,7 @@
  */
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { startTestService, type TestService } from "@platform/kernel";
-import { parseUnits } from "viem";
+import { erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { crosschainService } from "../index.ts";
@@ -37,6 +37,17 @@ afterAll(async () => {
 });
 
 it("p75 of fill block time − deposit block time per route becomes estimatedFillTimeSec", async () => {
+  // One approval for all fills, so that chain B mines only the pinned fill blocks (whose times rise):
+  // an approval block at wall-clock time could land after the next pinned time.
+  const usdcB = f.chain(B).tokens.find((t) => t.symbol === "USDC")?.address as Hex;
+  await f.publicClient(B).waitForTransactionReceipt({
+    hash: await f.walletClient(B, f.accounts.relayer).writeContract({
+      address: usdcB,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [f.chain(B).contracts.spokePool, maxUint256],
+    }),
+  });
   for (const delay of [3, 4, 6, 9, 30]) {
     const d = await makeDeposit(f, {
       origin: A,
@@ -65,6 +76,7 @@ it("p75 of fill block time − deposit block time per route becomes estimatedFil
 
   const services = quoteServicesFor(s.context);
   await services.observedFillTimes.refresh();
+  if (!(await services.cache.ready(20_000))) throw new Error("the quote cache did not warm up");
   const quote = async (symbol: string) => {
     const token = (chainId: number) => f.chain(chainId).tokens.find((t) => t.symbol === symbol)?.address;
     const res = await fetch(

@@ -253,4 +253,4 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
   const approvals = allowanceBefore === 0n ? 1 : 0;
   expect((await client.getTransactionCount({ address: me })) - nonceBefore).toBe(3 + approvals);
   await close(db);
-});
+}, 120_000); // child processes in turn: 8–23 s on CI, too close to the default 30 s

@@ -275,8 +275,9 @@ describe("relayer", () => {
 
   it("with two instances on one key, one fills and the other stands by, then takes over when the first stops", async () => {
     const f = devnet();
-    const first = start({ tuning: { leaseTtlSec: 1 } });
-    const second = startRelayer(parameters({ tuning: { leaseTtlSec: 1 } }));
+    // A lease long enough that a slow first poll (approval included) never lets it lapse; stop() releases it.
+    const first = start({ tuning: { leaseTtlSec: 10 } });
+    const second = startRelayer(parameters({ tuning: { leaseTtlSec: 10 } }));
     try {
       await waitFor(
         "one running, one standing by",

@@ -4,6 +4,7 @@
  */
 import { loadArtifact, manifestChainEndpoints, manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
+import type { PlatformContext } from "@platform/kernel";
 import {
   type Address,
   decodeEventLog,
@@ -16,6 +17,7 @@ import {
   zeroAddress,
 } from "viem";
 import { addressToBytes32, internalRelayHash, messageHash, type RelayData, relayHash } from "../domain/relayHash.ts";
+import { quoteServicesFor } from "../quotes/quoteServices.ts";
 
 export const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
 
@@ -164,7 +166,10 @@ export function decodeDeposit(originChainId: number, log: Log) {
   };
 }
 
-/** Fills a deposit on its destination with the devnet relayer account (approving the output token first); `blockTimestamp` pins the fill block's time. */
+/**
+ * Fills a deposit on its destination with the devnet relayer account (approving the output token first
+ * unless the allowance suffices); `blockTimestamp` pins the fill block's time.
+ */
 export async function fillDeposit(
   f: DevnetFixture,
   d: MadeDeposit,
@@ -175,14 +180,22 @@ export async function fillDeposit(
   const client = f.publicClient(d.destinationChainId);
   const wallet = f.walletClient(d.destinationChainId, relayer);
   const outputToken = `0x${d.relayData.outputToken.slice(26)}` as Hex;
-  await client.waitForTransactionReceipt({
-    hash: await wallet.writeContract({
-      address: outputToken,
-      abi: erc20Abi,
-      functionName: "approve",
-      args: [dest.contracts.spokePool, d.relayData.outputAmount],
-    }),
+  const allowance = await client.readContract({
+    address: outputToken,
+    abi: erc20Abi,
+    functionName: "allowance",
+    args: [relayer.address, dest.contracts.spokePool],
   });
+  if (allowance < d.relayData.outputAmount) {
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: outputToken,
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [dest.contracts.spokePool, d.relayData.outputAmount],
+      }),
+    });
+  }
   // Set after the approval, so that the fill's own block (not the approval's) gets this timestamp.
   if (options.blockTimestamp !== undefined) {
     await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [options.blockTimestamp] as never });
@@ -196,6 +209,14 @@ export async function fillDeposit(
   const receipt = await client.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error("fill reverted");
   return hash;
+}
+
+/**
+ * Waits until the service's quote cache holds every chain's state: the first quote after a start
+ * otherwise waits at most 5 s for it and answers 503, which a loaded test machine can exceed.
+ */
+export async function quotesWarm(context: PlatformContext, timeoutMs = 20_000): Promise<void> {
+  if (!(await quoteServicesFor(context).cache.ready(timeoutMs))) throw new Error("the quote cache did not warm up");
 }
 
 /** The fixture's chains as the platform context gives them to services. */
