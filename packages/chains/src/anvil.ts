@@ -105,7 +105,8 @@ function anvilArgs(o: AnvilOptions, port: number, host: string): string[] {
   return args;
 }
 
-async function rpcReady(url: string): Promise<boolean> {
+/** True once a node with `chainId` answers at `url` (another node on a port taken meanwhile does not count). */
+async function rpcReady(url: string, chainId: number): Promise<boolean> {
   try {
     const res = await fetch(url, {
       method: "POST",
@@ -113,7 +114,9 @@ async function rpcReady(url: string): Promise<boolean> {
       body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
       signal: AbortSignal.timeout(2000),
     });
-    return res.ok;
+    if (!res.ok) return false;
+    const body = (await res.json()) as { result?: string };
+    return body.result !== undefined && Number(body.result) === chainId;
   } catch {
     return false;
   }
@@ -161,7 +164,7 @@ async function spawnOnce(o: AnvilOptions, port: number, host: string, timeoutMs:
   const rpcUrl = rpcUrlFor(host, port);
   const deadline = Date.now() + timeoutMs;
   // Race the probe against exit: if another process holds the port, the probe could hang on it.
-  while (!(await Promise.race([rpcReady(rpcUrl), exited.then(() => false)]))) {
+  while (!(await Promise.race([rpcReady(rpcUrl, o.chainId), exited.then(() => false)]))) {
     if (!isAlive(child)) {
       await exited;
       throw new AnvilStartError(`anvil (chain ${o.chainId}, port ${port}) exited: ${stderr.trim()}`, stderr);

@@ -135,12 +135,18 @@ describe("errors, the Etherscan way (HTTP 200, status 0)", () => {
   });
 
   it("the n+1-th call in one second gets the rate-limit message", async () => {
-    const free = await s.context.apiKeys.create({ service: "chainstats", name: "burst", plan: "free" });
-    // Start right after a second boundary so the burst stays inside one window.
-    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
-    const results = await Promise.all(Array.from({ length: 4 }, () => api({ action: "dailyavggaslimit" }, free.key)));
-    const limited = results.filter((r) => r.result === "Max calls per sec rate limit reached (3/sec)");
-    expect(limited).toHaveLength(1);
+    // A burst of 4 right after a second boundary; if a stall carried it into the next second (the
+    // window may then have split it 3 + 1), it is tried again with a new key.
+    for (let attempt = 1; ; attempt++) {
+      const free = await s.context.apiKeys.create({ service: "chainstats", name: `burst ${attempt}`, plan: "free" });
+      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 5));
+      const second = Math.floor(Date.now() / 1000);
+      const results = await Promise.all(Array.from({ length: 4 }, () => api({ action: "dailyavggaslimit" }, free.key)));
+      if (Math.floor(Date.now() / 1000) !== second && attempt < 5) continue;
+      const limited = results.filter((r) => r.result === "Max calls per sec rate limit reached (3/sec)");
+      expect(limited).toHaveLength(1);
+      break;
+    }
   });
 
   it("bad parameters", async () => {

@@ -2,7 +2,7 @@
 import { createChainClient } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { createPublicClient, custom, encodeAbiParameters, type PublicClient, parseAbi, parseUnits } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { WAD } from "../domain/fees/fixedPoint.ts";
 import { type ChainStateCache, createChainStateCache } from "./chainStateCache.ts";
@@ -84,6 +84,9 @@ describe("chain-state cache", () => {
       args: [devnet.accounts.users[0]!.address, parseUnits("1234", 6)],
     });
     await devnet.publicClient(8453).waitForTransactionReceipt({ hash });
+    // A refresh started by an earlier snapshot() may still be in flight (refresh() joins it): the second
+    // one surely reads after the transfer.
+    await cache.refresh();
     await cache.refresh();
     const state = cache.snapshot().chains.get(8453)!;
     expect(state.relayerBalances.get(usdc.address.toLowerCase())).toBe(before - parseUnits("1234", 6));
@@ -93,9 +96,10 @@ describe("chain-state cache", () => {
     const at = cache.snapshot().chains.get(10)!.updatedAt;
     cache.start();
     expect(cache.running).toBe(true);
-    await new Promise((r) => setTimeout(r, 400));
-    const during = cache.snapshot().chains.get(10)!.updatedAt;
-    expect(during).toBeGreaterThan(at);
+    await vi.waitFor(() => expect(cache.snapshot().chains.get(10)!.updatedAt).toBeGreaterThan(at), {
+      timeout: 10_000,
+      interval: 50,
+    });
     await cache.stop();
     expect(cache.running).toBe(false);
     const stopped = cache.snapshot().chains.get(10)!.updatedAt;

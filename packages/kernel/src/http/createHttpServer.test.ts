@@ -73,14 +73,19 @@ describe("createHttpServer", () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => {
+      entered = r;
+    });
     const url = await start((a) => {
       a.get("/slow", async () => {
+        entered();
         await gate;
         return { done: true };
       });
     });
     const inflight = fetch(`${url}/slow`);
-    await new Promise((r) => setTimeout(r, 50));
+    await inHandler;
     const closing = closeGracefully(app as HttpServer, 5_000);
     setTimeout(release, 100);
     const res = await inflight;
