@@ -78,17 +78,23 @@ describe("default routes", () => {
       WHYPE,
     );
     const mixed = defaultRoutes([chains[0] as SpokeChain, hyper]);
-    expect(mixed.filter((r) => r.isNative)).toEqual([
-      {
-        originChainId: 10,
-        originToken: WETH,
-        destinationChainId: 999,
-        destinationToken: WETH_999,
-        originTokenSymbol: "ETH",
-        destinationTokenSymbol: "WETH",
-        isNative: true,
-      },
-    ]);
+    const ethToWeth = {
+      originChainId: 10,
+      originToken: WETH,
+      destinationChainId: 999,
+      destinationToken: WETH_999,
+      originTokenSymbol: "ETH",
+      destinationTokenSymbol: "WETH",
+      isNative: true,
+    };
+    expect(mixed.filter((r) => r.isNative)).toEqual([ethToWeth]);
+    // The routes file can state the same route, and only with the same wrapped coin out.
+    const both = [chains[0] as SpokeChain, hyper];
+    const route = { originChainId: 10, destinationChainId: 999, originToken: "WETH", isNative: true };
+    expect(buildEnabledRoutes(both, parseRoutesConfig({ routes: [route] })).routes).toEqual([ethToWeth]);
+    expect(() =>
+      buildEnabledRoutes(both, parseRoutesConfig({ routes: [{ ...route, destinationToken: "WHYPE" }] })),
+    ).toThrow(/a native route delivers WETH on chain 999, not WHYPE/);
   });
 
   it("uses each chain's own token addresses; a native route carries the wrapped addresses", () => {

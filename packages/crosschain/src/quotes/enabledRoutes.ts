@@ -138,14 +138,7 @@ export function defaultRoutes(chains: readonly SpokeChain[]): RouteRecord[] {
       if (!originNative) continue;
       const wrapped = originNative.token.symbol.toUpperCase();
       const output = destination.tokens.find((t) => t.symbol.toUpperCase() === wrapped);
-      if (!output) continue;
-      const destinationNative = wrappedNativeOf(destination);
-      const receivedNative = destinationNative && lower(destinationNative.token.address) === lower(output.address);
-      routes.push({
-        ...record(origin.chainId, originNative.token, destination.chainId, output, true),
-        originTokenSymbol: originNative.nativeSymbol,
-        destinationTokenSymbol: receivedNative ? originNative.nativeSymbol : output.symbol,
-      });
+      if (output) routes.push(nativeRoute(origin, originNative, destination, output));
     }
   }
   return routes;
@@ -302,17 +295,34 @@ function routeFromSpec(chains: ReadonlyMap<number, SpokeChain>, spec: RouteSpec,
   const output = resolveToken(destination, spec.destinationToken ?? input.symbol, `${where}.destinationToken`);
   if (!spec.isNative) return record(origin.chainId, input, destination.chainId, output, false);
   const originNative = wrappedNativeOf(origin);
-  const destinationNative = wrappedNativeOf(destination);
   if (!originNative || lower(originNative.token.address) !== lower(input.address)) {
     throw new ConfigError(`${where}: a native route needs the wrapped native token of chain ${origin.chainId}`);
   }
-  if (!destinationNative || lower(destinationNative.token.address) !== lower(output.address)) {
-    throw new ConfigError(`${where}: a native route needs the wrapped native token of chain ${destination.chainId}`);
+  if (output.symbol.toUpperCase() !== originNative.token.symbol.toUpperCase()) {
+    throw new ConfigError(
+      `${where}: a native route delivers ${originNative.token.symbol} on chain ${destination.chainId}, not ${output.symbol}`,
+    );
   }
+  return nativeRoute(origin, originNative, destination, output);
+}
+
+/**
+ * A native route: the origin's native coin in (as its wrapped token), `output` (the same wrapped coin on
+ * the destination) out, received as the native coin where it is the destination's own wrapped native
+ * and as the token itself elsewhere (ETH to a chain of another native coin arrives as WETH).
+ */
+function nativeRoute(
+  origin: SpokeChain,
+  originNative: NonNullable<ReturnType<typeof wrappedNativeOf>>,
+  destination: SpokeChain,
+  output: SpokeToken,
+): RouteRecord {
+  const destinationNative = wrappedNativeOf(destination);
+  const receivedNative = destinationNative && lower(destinationNative.token.address) === lower(output.address);
   return {
-    ...record(origin.chainId, input, destination.chainId, output, true),
+    ...record(origin.chainId, originNative.token, destination.chainId, output, true),
     originTokenSymbol: originNative.nativeSymbol,
-    destinationTokenSymbol: destinationNative.nativeSymbol,
+    destinationTokenSymbol: receivedNative ? destinationNative.nativeSymbol : output.symbol,
   };
 }
 
