@@ -24,7 +24,7 @@ import {
 import { createIndexerStore } from "../../packages/crosschain/src/store/indexerStore.ts";
 import { createIntegratorIdStore } from "../../packages/crosschain/src/store/integratorIdStore.ts";
 import { benchDatabaseUrl, preparePostgres } from "../chainstats/database.ts";
-import { cpuMeter } from "../lib/cpuMeter.ts";
+import { cpuMeter, round2 } from "../lib/cpuMeter.ts";
 
 const CHAIN = 8453;
 /** About as many deposits as fit the devnet's 30M block gas limit. */
@@ -56,8 +56,6 @@ async function depositHistory(count: number) {
   return { file, chains };
 }
 
-const round2 = (x: number) => Math.round(x * 100) / 100;
-
 /**
  * Raw `eth_getLogs` over the whole history: the indexer's query (same address and topics) through the
  * indexer's own RPC client (same HTTP and JSON parsing), nothing else.
@@ -84,7 +82,7 @@ async function rawReads(rpcUrl: string, chain: SpokeChain, head: bigint, blockRa
 
 /** The indexer from scratch into a fresh PostgreSQL database, to the head; the database stays open. */
 async function indexFromScratch(rpcUrl: string, chain: SpokeChain, range: number) {
-  await preparePostgres("bench_crosschain_backfill", true);
+  if (!(await preparePostgres("bench_crosschain_backfill", true))) throw new Error("PostgreSQL is not answering");
   const db = await createDatabase({ url: benchDatabaseUrl("bench_crosschain_backfill"), dataDir: "memory" });
   await migrate(db, [...kernelMigrations(), ...crosschainService.migrations]);
   const fetcher = createBlockFetcher({ rpcUrl, batchSize: 500, concurrency: 4 });
@@ -105,7 +103,7 @@ async function indexFromScratch(rpcUrl: string, chain: SpokeChain, range: number
  * between minutes). Then the integrator-id pass over the last round's deposits, timed apart.
  */
 export async function backfillBenchmark(count: number, range: number, rounds = 3) {
-  if (!(await preparePostgres("bench_crosschain_backfill", true))) return undefined;
+  if (!(await preparePostgres("bench_crosschain_backfill"))) return undefined; // each round starts afresh
   const { file, chains } = await depositHistory(count);
   const node = await startAnvil({ chainId: CHAIN, port: 0, pruneHistory: false, loadState: file }, 120_000);
   try {

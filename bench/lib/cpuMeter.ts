@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-/** utime + stime of /proc/stat's first line, in seconds. */
+/** Busy time of the whole machine (user, nice, system, irq, softirq of /proc/stat's first line), in seconds. */
 function machineSeconds(): number {
   try {
     const f = readFileSync("/proc/stat", "utf8").split("\n")[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
@@ -39,7 +39,8 @@ function processSeconds(name: string): number {
   return ticks / 100;
 }
 
-const round = (x: number) => Math.round(x * 100) / 100;
+/** Seconds to 0.01 s. */
+export const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Starts a meter; `read()` gives CPU seconds since then, rounded to 0.01 s. */
 export function cpuMeter(names: readonly string[] = []) {
@@ -49,11 +50,11 @@ export function cpuMeter(names: readonly string[] = []) {
   return {
     read(): Record<string, number> {
       const p = process.cpuUsage(p0);
-      const out: Record<string, number> = { thisProcess: round((p.user + p.system) / 1e6) };
+      const out: Record<string, number> = { thisProcess: round2((p.user + p.system) / 1e6) };
       names.forEach((name, k) => {
-        out[name] = round(processSeconds(name) - (n0[k] as number));
+        out[name] = round2(processSeconds(name) - (n0[k] as number));
       });
-      out.machine = round(machineSeconds() - m0);
+      out.machine = round2(machineSeconds() - m0);
       return out;
     },
   };

@@ -28,9 +28,12 @@ export interface BlockFetcher {
   blocksByNumber(numbers: readonly bigint[]): Promise<BlockHeader[]>;
   /**
    * Calldata and block hash of every transaction in the given blocks, by lower-case transaction hash
-   * (one full-block call per block, `concurrency` in flight).
+   * (one full-block call per block, `concurrency` in flight: 4 by default, whatever the fetcher's own).
    */
-  transactionInputs(numbers: readonly bigint[]): Promise<Map<string, { input: string; blockHash: string }>>;
+  transactionInputs(
+    numbers: readonly bigint[],
+    concurrency?: number,
+  ): Promise<Map<string, { input: string; blockHash: string }>>;
   /** One JSON-RPC call. */
   call<T>(method: string, params: unknown[]): Promise<T>;
   /** Several JSON-RPC calls in one batch request; results in order. */
@@ -159,7 +162,7 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
       return out;
     },
 
-    async transactionInputs(numbers) {
+    async transactionInputs(numbers, concurrency = 4) {
       const inputs = new Map<string, { input: string; blockHash: string }>();
       let next = 0;
       const worker = async () => {
@@ -173,7 +176,7 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
           }
         }
       };
-      await Promise.all(Array.from({ length: Math.min(p.concurrency, numbers.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(concurrency, numbers.length) }, worker));
       return inputs;
     },
 

@@ -123,29 +123,28 @@ export function internalRelayHash(
   msgHash: Hex,
   destinationChainId: bigint | number,
 ): Hex {
-  // The indexers hash every deposit and fill, so the ABI encoding is written out: every field is one
-  // static word except `messageHash`, a 32-byte `bytes` in the tuple's tail. Tested against viem's encoder.
+  // One encoding for both paths: the ABI words of the fields, hashed as the indexers hash a log's own
+  // words (every field is one static word; `messageHash` is a 32-byte `bytes` in the tuple's tail).
+  // Tested against viem's encoder.
+  if (msgHash.length !== 66) throw new TypeError(`internalRelayHash: messageHash must be 32 bytes, got ${msgHash}`);
   const h = head(relayData);
-  const hash = msgHash.slice(2);
-  if (hash.length !== 64) throw new TypeError(`internalRelayHash: messageHash must be 32 bytes, got ${msgHash}`);
-  const encoded =
-    "0x" +
-    TUPLE_OFFSET +
-    uint256(BigInt(destinationChainId)) +
-    h.depositor.slice(2) +
-    h.recipient.slice(2) +
-    h.exclusiveRelayer.slice(2) +
-    h.inputToken.slice(2) +
-    h.outputToken.slice(2) +
-    uint256(h.inputAmount) +
-    uint256(h.outputAmount) +
-    uint256(h.originChainId) +
-    uint256(h.depositId) +
-    uint256(h.fillDeadline, 32) +
-    uint256(h.exclusivityDeadline, 32) +
-    MESSAGE_HASH_OFFSET_AND_LENGTH +
-    hash;
-  return keccak256Hex(encoded as Hex);
+  return internalRelayHashFromWords(
+    [
+      h.depositor.slice(2),
+      h.recipient.slice(2),
+      h.exclusiveRelayer.slice(2),
+      h.inputToken.slice(2),
+      h.outputToken.slice(2),
+      uint256(h.inputAmount),
+      uint256(h.outputAmount),
+      uint256(h.depositId),
+      uint256(h.fillDeadline, 32),
+      uint256(h.exclusivityDeadline, 32),
+    ],
+    uint256(h.originChainId),
+    uint256(BigInt(destinationChainId)),
+    msgHash,
+  );
 }
 
 /**

@@ -5,7 +5,7 @@ import { Type } from "typebox";
 import { deriveDepositStatus } from "../domain/depositStatus.ts";
 import type { DepositRow, DepositsRepository } from "../store/depositsRepository.ts";
 import { withRequestId } from "./errorFormat.ts";
-import { AddressParam, ChainIdParam, ErrorBody, TxHashParam } from "./schemas.ts";
+import { AddressParam, Bytes32Param, ChainIdParam, ErrorBody, TxHashParam } from "./schemas.ts";
 
 const hex = (b: Buffer | null) => (b ? `0x${b.toString("hex")}` : null);
 /** bytes32 → 0x address when it is a left-padded EVM address, else the bytes32 itself. */
@@ -36,9 +36,7 @@ const StatusQuery = Type.Object({
   ),
   depositTxnRef: Type.Optional(TxHashParam("Hash of the deposit transaction.")),
   depositTxHash: Type.Optional(TxHashParam("Deprecated alias of depositTxnRef.")),
-  relayDataHash: Type.Optional(
-    Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: "The deposit's relay hash (relayHash in /deposits)." }),
-  ),
+  relayDataHash: Type.Optional(Bytes32Param("The deposit's relay hash (relayHash in /deposits).")),
   depositAddress: Type.Optional(AddressParam("Address the deposits were made from; with index.")),
   index: Type.Integer({
     minimum: 0,

@@ -18,8 +18,10 @@ export const ChainIdParam = (description?: string) =>
 export const AddressParam = (description?: string) =>
   Type.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: description ?? "EVM address (0x + 40 hex)." });
 
-export const TxHashParam = (description?: string) =>
+/** A 32-byte hex value: a transaction hash by default, or any bytes32 (relay hash) with its own description. */
+export const Bytes32Param = (description?: string) =>
   Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: description ?? "Transaction hash (0x + 64 hex)." });
+export const TxHashParam = Bytes32Param;
 
 export const TokenObject = Type.Object({
   address: Type.String(),

@@ -130,7 +130,7 @@ const invalid = (message: string, param?: string) => new HttpError(400, message,
 const missing = (message: string, param: string) => new HttpError(400, message, "MISSING_PARAM", param);
 const unavailable = (message: string) => new HttpError(503, message, "UPSTREAM_RPC_ERROR");
 const lower = (a: string) => a.toLowerCase();
-const findToken = (chain: SpokeChain | undefined, address: string): SpokeToken | undefined =>
+const tokenOn = (chain: SpokeChain | undefined, address: string): SpokeToken | undefined =>
   chain?.tokens.find((t) => lower(t.address) === lower(address));
 
 interface ResolvedRoute {
@@ -170,7 +170,7 @@ function resolveRoute(services: QuoteServices, q: Query): ResolvedRoute {
         .map((r) => r.originChainId),
     );
     if (candidates.size === 0) {
-      if (!services.chains.some((c) => findToken(c, inputAddress))) {
+      if (!services.chains.some((c) => tokenOn(c, inputAddress))) {
         throw invalid("Unsupported token address", inputParam);
       }
       throw new HttpError(400, "Route is not enabled.", "ROUTE_NOT_ENABLED");
@@ -184,7 +184,7 @@ function resolveRoute(services: QuoteServices, q: Query): ResolvedRoute {
     originChainId = [...candidates][0] as number;
   }
   const origin = byId.get(originChainId);
-  const input = findToken(origin, inputAddress);
+  const input = tokenOn(origin, inputAddress);
   if (!origin || !input) {
     throw invalid(
       origin
@@ -201,7 +201,7 @@ function resolveRoute(services: QuoteServices, q: Query): ResolvedRoute {
         ?.destinationToken ??
       destination?.tokens.find((t) => t.symbol.toUpperCase() === input.symbol.toUpperCase())?.address;
   }
-  const output = outputAddress ? findToken(destination, outputAddress) : undefined;
+  const output = outputAddress ? tokenOn(destination, outputAddress) : undefined;
   if (!destination || !output) {
     throw invalid(
       destination
@@ -278,7 +278,7 @@ export async function quoteSuggestedFees(services: QuoteServices, q: Query): Pro
     if (message.length % 2 !== 0) throw invalid("Message must be an even hex string", "message");
     if (!q.recipient) throw invalid("A recipient contract is required when a message is provided", "recipient");
     const isContract = await services.cache.isContract(destination.chainId, q.recipient).catch(() => {
-      // The RPC's own error can carry its URL (and a key in it): the message stays ours.
+      // The RPC's own error can carry its URL (and a key in it): the message stays ours (the cache logs the cause).
       throw new HttpError(
         502,
         `Could not check the recipient on chain ${destination.chainId}: its RPC is not answering; try again later`,

@@ -297,14 +297,7 @@ export function startSpokePoolIndexers(p: {
       onStored: p.onStored,
     });
     loops.push(indexer.run(controller.signal, p.config.crosschainPollMs));
-    // The pass reads full blocks, a few at a time: a fetcher of its own.
-    const passFetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 4 });
-    const pass = createIntegratorIdPass({
-      chainId: chain.chainId,
-      store: integratorIds,
-      fetcher: passFetcher,
-      logger: p.logger,
-    });
+    const pass = createIntegratorIdPass({ chainId: chain.chainId, store: integratorIds, fetcher, logger: p.logger });
     loops.push(
       startIndexerLoop({
         signal: controller.signal,

@@ -5,8 +5,8 @@ import { createPublicClient, custom, encodeAbiParameters, type PublicClient, par
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { WAD } from "../domain/fees/fixedPoint.ts";
+import { contextChains } from "../testing/spokePoolActions.ts";
 import { type ChainStateCache, createChainStateCache } from "./chainStateCache.ts";
-import { devnetEndpoints } from "./testing.ts";
 
 const erc20 = parseAbi([
   "function balanceOf(address) view returns (uint256)",
@@ -20,7 +20,7 @@ const CHAINS = [10, 8453];
 beforeAll(async () => {
   devnet = await startDevnetFixture({ chainIds: CHAINS });
   cache = createChainStateCache({
-    chains: spokeChains(devnetEndpoints(devnet)),
+    chains: spokeChains(contextChains(devnet)),
     relayerAddress: devnet.accounts.relayer.address,
     refreshIntervalMs: 100,
   });
@@ -160,7 +160,7 @@ describe("failures", () => {
     let broken = false;
     const real = new Map<number, PublicClient>();
     const failing = createChainStateCache({
-      chains: spokeChains(devnetEndpoints(devnet)),
+      chains: spokeChains(contextChains(devnet)),
       relayerAddress: devnet.accounts.relayer.address,
       createClient: (chain) => {
         const client = createChainClient(chain);
@@ -195,7 +195,7 @@ describe("failures", () => {
 
   it("uses the fallback gas and zero balances without a relayer, and ready() reports unreachable chains", async () => {
     const noRelayer = createChainStateCache({
-      chains: spokeChains(devnetEndpoints(devnet)),
+      chains: spokeChains(contextChains(devnet)),
       fallbackFillGas: 123_456n,
     });
     expect(await noRelayer.ready(20_000)).toBe(true);

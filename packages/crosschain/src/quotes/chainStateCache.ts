@@ -19,6 +19,7 @@
  * chain (a `message` quote): `isContract` (cached `eth_getCode`) and `estimateFillGas` (cached simulation).
  */
 import { createChainClient, loadArtifact } from "@platform/chains";
+import { redactUrls } from "@platform/kernel";
 import {
   type Address,
   encodeAbiParameters,
@@ -577,7 +578,13 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
       const cached = codeCache.get(key);
       // Code never disappears; "no code" may change (CREATE2 deployments), so it is re-checked after 30 s.
       if (cached && (cached.isContract || Date.now() - cached.at < 30_000)) return cached.isContract;
-      const code = await withTimeout(w.client.getCode({ address: a as Address }), onDemandTimeout, "eth_getCode");
+      const code = await withTimeout(w.client.getCode({ address: a as Address }), onDemandTimeout, "eth_getCode").catch(
+        (error: Error) => {
+          // The caller answers with a message of its own: the cause is kept here (URLs redacted).
+          options.logger?.warn({ chainId, err: redactUrls(error.message.split("\n")[0] ?? "") }, "eth_getCode failed");
+          throw error;
+        },
+      );
       const isContract = code !== undefined && code !== "0x";
       if (codeCache.size > 10_000) codeCache.clear();
       codeCache.set(key, { isContract, at: Date.now() });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { crosschainService } from "../index.ts";
 import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
-import { contextChains, fillDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
+import { contextChains, fillDeposit, makeDeposit, quotesWarm } from "../testing/spokePoolActions.ts";
 import { readObservedFillTimes } from "./observedFillTimes.ts";
 import { quoteServicesFor } from "./quoteServices.ts";
 
@@ -76,7 +76,7 @@ it("p75 of fill block time − deposit block time per route becomes estimatedFil
 
   const services = quoteServicesFor(s.context);
   await services.observedFillTimes.refresh();
-  if (!(await services.cache.ready(20_000))) throw new Error("the quote cache did not warm up");
+  await quotesWarm(s.context);
   const quote = async (symbol: string) => {
     const token = (chainId: number) => f.chain(chainId).tokens.find((t) => t.symbol === symbol)?.address;
     const res = await fetch(

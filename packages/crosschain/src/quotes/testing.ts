@@ -6,6 +6,7 @@ import type { DevnetFixture } from "@platform/chains/testing";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { type ChainEndpoint, type Config, startTestService, type TestService } from "@platform/kernel";
 import { crosschainService } from "../index.ts";
+import { contextChains, quotesWarm } from "../testing/spokePoolActions.ts";
 import { type QuoteServices, quoteServicesFor } from "./quoteServices.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any endpoint, checked by each test
@@ -25,17 +26,6 @@ export interface QuoteTestService {
   close(): Promise<void>;
 }
 
-/** The ChainEndpoints of a devnet manifest (what `platform start` passes to services). */
-export function devnetEndpoints(devnet: DevnetFixture): ChainEndpoint[] {
-  return devnet.manifest.chains.map((c) => ({
-    chainId: c.chainId,
-    rpcUrl: c.rpcUrl,
-    contracts: { ...c.contracts },
-    tokens: c.tokens.map(({ symbol, address, decimals }) => ({ symbol, address, decimals })),
-    wrappedNativeToken: c.wrappedNativeToken,
-  }));
-}
-
 export async function startQuoteTestService(opts: {
   chainIds: number[];
   /** Routes JSON file (CROSSCHAIN_ROUTES_FILE). */
@@ -44,7 +34,7 @@ export async function startQuoteTestService(opts: {
   devnet?: DevnetFixture;
 }): Promise<QuoteTestService> {
   const devnet = opts.devnet ?? (await startDevnetFixture({ chainIds: opts.chainIds }));
-  const chains = devnetEndpoints(devnet);
+  const chains = contextChains(devnet);
   const service: TestService = await startTestService(crosschainService, {
     chains,
     config: {
@@ -54,7 +44,7 @@ export async function startQuoteTestService(opts: {
     },
   });
   const quotes = quoteServicesFor(service.context);
-  if (!(await quotes.cache.ready(20_000))) throw new Error("chain state did not warm up");
+  await quotesWarm(service.context);
   let closed = false;
   return {
     devnet,
