@@ -194,14 +194,19 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
     },
     async (request) => {
       const q = request.query;
+      /** The `q.index`-th of `count` matching deposits (`row`, read at that index); 404 when none match. */
+      const answer = (row: DepositRow | undefined, count: number) => {
+        if (count === 0) throw notFound();
+        if (!row) throw indexOutOfRange(q.index, count - 1);
+        return statusBody(request, row, q.index, count - 1);
+      };
+      /** A lookup that matches at most one deposit. */
+      const single = (row: DepositRow | undefined) => answer(q.index === 0 ? row : undefined, row ? 1 : 0);
       // The anchor's order: a transaction reference wins over the other lookups.
       const txRef = q.depositTxnRef ?? q.depositTxHash;
       if (txRef) {
         const rows = await deps.deposits.byTxHash(Buffer.from(txRef.slice(2), "hex"));
-        if (rows.length === 0) throw notFound();
-        const row = rows[q.index];
-        if (!row) throw indexOutOfRange(q.index, rows.length - 1);
-        return statusBody(request, row, q.index, rows.length - 1);
+        return answer(rows[q.index], rows.length);
       }
       if (q.relayDataHash) {
         const row = await deps.deposits.byRelayHash(Buffer.from(q.relayDataHash.slice(2), "hex"));
@@ -209,25 +214,18 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
         const other =
           (q.originChainId !== undefined && Number(row?.origin_chain_id) !== q.originChainId) ||
           (q.depositId !== undefined && row !== undefined && BigInt(row.deposit_id) !== BigInt(q.depositId));
-        if (!row || other) throw notFound();
-        if (q.index > 0) throw indexOutOfRange(q.index, 0);
-        return statusBody(request, row, 0, 0);
+        return single(other ? undefined : row);
       }
       if (q.originChainId !== undefined || q.depositId !== undefined) {
         if (q.originChainId === undefined)
           throw new HttpError(400, "originChainId is required with depositId", "MISSING_PARAM", "originChainId");
         if (q.depositId === undefined)
           throw new HttpError(400, "depositId is required with originChainId", "MISSING_PARAM", "depositId");
-        const row = await deps.deposits.byDepositId(q.originChainId, q.depositId);
-        if (!row) throw notFound();
-        if (q.index > 0) throw indexOutOfRange(q.index, 0);
-        return statusBody(request, row, 0, 0);
+        return single(await deps.deposits.byDepositId(q.originChainId, q.depositId));
       }
       if (q.depositAddress) {
         const { row, count } = await deps.deposits.byDepositor(addressKey(q.depositAddress), q.index);
-        if (count === 0) throw notFound();
-        if (!row) throw indexOutOfRange(q.index, count - 1);
-        return statusBody(request, row, q.index, count - 1);
+        return answer(row, count);
       }
       throw new HttpError(
         400,

@@ -1,6 +1,7 @@
 /**
  * Test support: real SpokePool deposits and fills on the devnet fixture, with viem and the devnet's demo
- * accounts (exported as `@platform/crosschain/testing`; the relayer's tests add their own helpers on top).
+ * accounts, and a wait for a service's warm quote cache (exported as `@platform/crosschain/testing`; the
+ * relayer's tests add their own helpers on top).
  */
 import { loadArtifact, manifestChainEndpoints, manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
