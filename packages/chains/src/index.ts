@@ -30,6 +30,7 @@ export {
   type CreateBlockFetcherParameters,
   createBlockFetcher,
   RpcError,
+  type RpcLog,
 } from "./indexing/blockFetcher.ts";
 export { type FindCommonAncestorParameters, findCommonAncestor } from "./indexing/commonAncestor.ts";
 export { type IndexerLoop, type IndexerLoopParameters, startIndexerLoop } from "./indexing/indexerLoop.ts";

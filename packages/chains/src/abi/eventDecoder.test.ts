@@ -79,6 +79,20 @@ describe("createEventDecoder", () => {
     expect(() => decoder.wordsOf(["exclusivityDeadline"])(topics, data.slice(0, 300) as Hex)).toThrow(/shorter/);
   });
 
+  it("hands out a dynamic bytes parameter's content, as viem decodes it", () => {
+    const deposited = spokeEvents.find((e) => e.name === "FundsDeposited") as AbiEvent;
+    const decoder = createEventDecoder(deposited);
+    const readMessage = decoder.bytesOf("message");
+    for (let seed = 1; seed <= 8; seed++) {
+      const { topics, data } = encodeLog(deposited, seed);
+      expect(`0x${readMessage(data)}`, `seed ${seed}`).toBe(decoder.decode(topics, data).message);
+    }
+    expect(() => decoder.bytesOf("depositId")).toThrow(/not a non-indexed bytes/);
+    expect(() => decoder.bytesOf("nope")).toThrow(/no parameter/);
+    const { data } = encodeLog(deposited, 3);
+    expect(() => readMessage(data.slice(0, -10) as Hex)).toThrow(/shorter/);
+  });
+
   it("places every single-word parameter of FilledRelay (topics and head words) correctly", () => {
     const filled = spokeEvents.find((e) => e.name === "FilledRelay") as AbiEvent;
     const decoder = createEventDecoder(filled);

@@ -37,6 +37,14 @@ export interface EventDecoder {
    * const [depositId, inputAmount] = read(log.topics, log.data);
    */
   wordsOf(names: readonly string[]): (topics: readonly Hex[], data: Hex) => string[];
+  /**
+   * A reader of the named non-indexed `bytes` parameter's content as hex (no 0x), straight from the
+   * log's data; throws when the data is shorter than its offset and length say. Planned once per call site.
+   *
+   * @example
+   * const message = decoder.bytesOf("message")(log.data); // "" for an empty message
+   */
+  bytesOf(name: string): (data: Hex) => string;
 }
 
 const wordAt = (hex: string, i: number): string => {
@@ -46,6 +54,16 @@ const wordAt = (hex: string, i: number): string => {
 };
 
 const ZEROS = "0".repeat(64);
+
+/** The content of a `bytes` value whose offset word is word `i` of `hex` (offsets count from word `base`). */
+function bytesAt(hex: string, i: number, base: number): string {
+  const start = base + Number(BigInt(`0x${wordAt(hex, i)}`)) / 32;
+  if (!Number.isInteger(start)) throw new RangeError("a dynamic value's offset is not word-aligned");
+  const length = Number(BigInt(`0x${wordAt(hex, start)}`));
+  const body = hex.slice((start + 1) * 64, (start + 1) * 64 + length * 2);
+  if (body.length !== length * 2) throw new RangeError("log data is shorter than a dynamic value");
+  return body;
+}
 
 function integer(bits: number, signed: boolean) {
   // Unsigned integers of ≤ 48 bits (timestamps, deadlines, enums) are most of what events carry:
@@ -88,10 +106,7 @@ function plan(p: Param): WordReader | undefined {
   if (word) return (hex, i) => word(wordAt(hex, i));
   if (p.type === "bytes" || p.type === "string") {
     const read: WordReader = (hex, i, base) => {
-      const start = base + Number(BigInt(`0x${wordAt(hex, i)}`)) / 32;
-      const length = Number(BigInt(`0x${wordAt(hex, start)}`));
-      const body = hex.slice((start + 1) * 64, (start + 1) * 64 + length * 2);
-      if (body.length !== length * 2) throw new RangeError("log data is shorter than a dynamic value");
+      const body = bytesAt(hex, i, base);
       return p.type === "bytes" ? `0x${body}` : Buffer.from(body, "hex").toString("utf8");
     };
     return read;
@@ -140,11 +155,16 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
         return w;
       });
   };
+  const bytesOf = (name: string) => {
+    const head = dynamicBytesPlace(inputs, name, event.name);
+    return (data: Hex) => bytesAt(data.slice(2), head, 0);
+  };
   if (!fast) {
     return {
       name: event.name,
       selector,
       wordsOf,
+      bytesOf,
       decode: (topics, data) =>
         decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
     };
@@ -153,6 +173,7 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
     name: event.name,
     selector,
     wordsOf,
+    bytesOf,
     decode(topics, data) {
       if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
       if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");
@@ -180,6 +201,19 @@ function wordPlace(inputs: readonly Param[], name: string, eventName: string): {
     }
     if (input.indexed) topic++;
     else head += headWords(input) ?? 1;
+  }
+  throw new Error(`${eventName} has no parameter ${name}`);
+}
+
+/** The head word holding the offset of the non-indexed `bytes` parameter `name`. */
+function dynamicBytesPlace(inputs: readonly Param[], name: string, eventName: string): number {
+  let head = 0;
+  for (const input of inputs) {
+    if (input.name === name) {
+      if (input.indexed || input.type !== "bytes") throw new Error(`${eventName}.${name} is not a non-indexed bytes`);
+      return head;
+    }
+    if (!input.indexed) head += headWords(input) ?? 1;
   }
   throw new Error(`${eventName} has no parameter ${name}`);
 }

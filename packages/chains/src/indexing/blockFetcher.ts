@@ -19,6 +19,21 @@ export interface BlockHeader {
   blockTime: number | null;
 }
 
+/** A log as `eth_getLogs` answers it: quantities as hex strings. */
+export interface RpcLog {
+  address: `0x${string}`;
+  topics: `0x${string}`[];
+  data: `0x${string}`;
+  blockNumber: `0x${string}`;
+  blockHash: `0x${string}`;
+  /** Block time of the log (nodes since 2025; older ones leave it out). */
+  blockTimestamp?: `0x${string}`;
+  transactionHash: `0x${string}`;
+  transactionIndex: `0x${string}`;
+  logIndex: `0x${string}`;
+  removed?: boolean;
+}
+
 export interface BlockFetcher {
   blockNumber(): Promise<bigint>;
   /** Headers of blocks `from..to` (inclusive) in order; missing blocks (beyond the head) end the list. */

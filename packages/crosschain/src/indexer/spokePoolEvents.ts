@@ -45,6 +45,13 @@ const DECODER_BY_TOPIC = new Map(
       return [decoder.selector, decoder];
     }),
 );
+/** The planned decoder of one of the SpokePool events we read (see DEPOSIT_EVENTS, SETTLEMENT_EVENTS). */
+export function spokeEventDecoder(name: string): EventDecoder {
+  const decoder = [...DECODER_BY_TOPIC.values()].find((d) => d.name === name);
+  if (!decoder) throw new Error(`the SpokePool ABI has no ${name} event`);
+  return decoder;
+}
+
 /**
  * Readers of the relay's ABI words in deposit, fill and slow-fill logs (RELAY_WORD_NAMES, then the chain id
  * the event carries: the destination in a deposit, the origin in a fill or slow-fill request).
@@ -55,8 +62,7 @@ const RELAY_WORDS_BY_TOPIC = new Map<Hex, ReturnType<EventDecoder["wordsOf"]>>(
     ["FilledRelay", "originChainId"],
     ["RequestedSlowFill", "originChainId"],
   ].map(([name, chainIdName]) => {
-    const decoder = [...DECODER_BY_TOPIC.values()].find((d) => d.name === name);
-    if (!decoder) throw new Error(`the SpokePool ABI has no ${name} event`);
+    const decoder = spokeEventDecoder(name as string);
     return [decoder.selector, decoder.wordsOf([...RELAY_WORD_NAMES, chainIdName as string])];
   }),
 );

@@ -10,15 +10,23 @@ import {
   createBlockFetcher,
   findCommonAncestor,
   type IndexerLoop,
+  type RpcLog,
   startIndexerLoop,
 } from "@platform/chains";
 import type { Config, Database, Logger } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import type { SpokeChain } from "../deployments.ts";
+import { createDepositRows, FUNDS_DEPOSITED_TOPIC } from "../store/depositRows.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
 import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
-import { CALLS_FAILED_TOPIC, decodeSpokeLog, SPOKE_TOPICS } from "./spokePoolEvents.ts";
+import {
+  CALLS_FAILED_TOPIC,
+  decodeSpokeLog,
+  type LogPosition,
+  SPOKE_TOPICS,
+  type SpokeFact,
+} from "./spokePoolEvents.ts";
 
 /** How far back a reorg may reach before the chain is indexed again from its start. */
 const FINALITY_DEPTH = 128n;
@@ -110,9 +118,9 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     status.next = next;
   }
 
-  async function getLogs(from: bigint, to: bigint): Promise<Log[]> {
+  async function getLogs(from: bigint, to: bigint): Promise<RpcLog[]> {
     try {
-      const logs = await fetcher.call<Log[]>("eth_getLogs", [
+      const logs = await fetcher.call<RpcLog[]>("eth_getLogs", [
         {
           fromBlock: `0x${from.toString(16)}`,
           toBlock: `0x${to.toString(16)}`,
@@ -121,12 +129,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
         },
       ]);
       sizeNextRange(to - from + 1n, logs.length);
-      return logs.map((l) => ({
-        ...l,
-        blockNumber: BigInt(l.blockNumber as unknown as string),
-        logIndex: Number(l.logIndex),
-        transactionIndex: Number(l.transactionIndex),
-      })) as Log[];
+      return logs;
     } catch (error) {
       // Providers refuse large ranges or result sets in many wordings; halve and let the loop retry.
       if (range > 1n) range /= 2n;
@@ -150,32 +153,54 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   async function readRange(from: bigint, to: bigint) {
     const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
     const logs = await getLogs(from, to);
-    const facts = logs.map((l) => decodeSpokeLog(chainId, l)).filter((f) => f !== undefined);
     const blocks = new Map<bigint, RangeData["blocks"][number]>();
     for (const h of bounds)
       if (h.number >= from) blocks.set(h.number, { number: h.number, hash: h.hash as Hex, timestamp: h.timestamp });
+    // The block of each log (logs come in block order, so a block is looked up once).
+    const blockOf: RangeData["blocks"][number][] = [];
     const untimed: bigint[] = [];
+    let current: RangeData["blocks"][number] | undefined;
     for (const l of logs) {
-      const n = l.blockNumber as bigint;
-      const known = blocks.get(n);
-      // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
-      if (known && known.hash !== l.blockHash) throw new Error("chain changed while reading a range");
-      if (known) continue;
-      const timestamp = (l as { blockTimestamp?: string }).blockTimestamp;
-      if (timestamp === undefined) untimed.push(n);
-      blocks.set(n, {
-        number: n,
-        hash: l.blockHash as Hex,
-        timestamp: timestamp === undefined ? 0 : Number(timestamp),
-      });
+      if (current === undefined || l.blockHash !== current.hash || BigInt(l.blockNumber) !== current.number) {
+        const n = BigInt(l.blockNumber);
+        const known = blocks.get(n);
+        // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
+        if (known && known.hash !== l.blockHash) throw new Error("chain changed while reading a range");
+        current = known;
+        if (!current) {
+          const timestamp = l.blockTimestamp;
+          if (timestamp === undefined) untimed.push(n);
+          current = { number: n, hash: l.blockHash, timestamp: timestamp === undefined ? 0 : Number(timestamp) };
+          blocks.set(n, current);
+        }
+      }
+      blockOf.push(current);
     }
     // Nodes without `blockTimestamp` in their logs (it came in 2025): read those blocks' headers.
-    for (const h of untimed.length ? await fetcher.blocksByNumber([...new Set(untimed)]) : []) {
+    for (const h of untimed.length ? await fetcher.blocksByNumber(untimed) : []) {
       const b = blocks.get(h.number);
       if (b?.hash !== h.hash) throw new Error("chain changed while reading a range");
       b.timestamp = h.timestamp;
     }
+    // Deposits go straight into rows (the backfill's bulk); the other events are decoded into facts.
+    const depositRows = createDepositRows(chainId);
+    const facts: (SpokeFact & LogPosition)[] = [];
+    for (let i = 0; i < logs.length; i++) {
+      const l = logs[i] as RpcLog;
+      if (l.topics[0] === FUNDS_DEPOSITED_TOPIC) {
+        depositRows.push(l, (blockOf[i] as RangeData["blocks"][number]).timestamp);
+        continue;
+      }
+      const fact = decodeSpokeLog(chainId, {
+        ...l,
+        blockNumber: BigInt(l.blockNumber),
+        logIndex: Number(l.logIndex),
+        transactionIndex: Number(l.transactionIndex),
+      } as unknown as Log);
+      if (fact) facts.push(fact);
+    }
     return {
+      depositRows,
       facts,
       blocks: [...blocks.values()],
       before: bounds.find((h) => h.number === from - 1n),
@@ -224,13 +249,12 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       result.catch(() => {}); // a failed prefetch is simply read again
       prefetched = { from: from2, to: to2, result };
     }
-    const { facts, blocks, end } = fetched;
+    const { depositRows, facts, blocks, end } = fetched;
     if (!end) throw new Error(`block ${to} is missing`);
-    const deposits = facts.filter((f) => f.kind === "deposit");
     const failedTxs = new Set(facts.filter((f) => f.kind === "callsFailed").map((f) => f.txHash));
     const data: RangeData = {
       blocks,
-      deposits,
+      depositRows,
       fills: facts.filter((f) => f.kind === "fill").map((f) => ({ ...f, callsFailed: failedTxs.has(f.txHash) })),
       slowFills: facts.filter((f) => f.kind === "slowFillRequest"),
       speedUps: facts.filter((f) => f.kind === "speedUp"),
@@ -244,7 +268,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     next = to + 1n;
     tip = { number: to, hash: end.hash };
     status.next = next;
-    if (data.deposits.length || data.fills.length) p.onStored?.();
+    if (depositRows.count || data.fills.length) p.onStored?.();
     return to >= head;
   }
 

@@ -6,13 +6,13 @@
 import { copyHexField, createCopyLines, type Database, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
 import type {
-  DepositFact,
   FillFact,
   LogPosition,
   SettlementFact,
   SlowFillRequestFact,
   SpeedUpFact,
 } from "../indexer/spokePoolEvents.ts";
+import { DEPOSIT_COLUMNS, type DepositRows } from "./depositRows.ts";
 
 export interface IndexerCheckpoint {
   next_block: string;
@@ -23,7 +23,8 @@ export interface IndexerCheckpoint {
 
 export interface RangeData {
   blocks: { number: bigint; hash: Hex; timestamp: number }[];
-  deposits: (DepositFact & LogPosition)[];
+  /** The range's deposits, already rows (see depositRows.ts). */
+  depositRows: DepositRows;
   fills: (FillFact & LogPosition & { callsFailed: boolean })[];
   slowFills: (SlowFillRequestFact & LogPosition)[];
   speedUps: (SpeedUpFact & LogPosition)[];
@@ -60,30 +61,6 @@ async function bulkInsert(tx: Queryable, table: string, columns: readonly string
   await tx.query(`INSERT INTO crosschain.${table} (${list}) SELECT ${list} FROM ${staging} ON CONFLICT DO NOTHING`);
 }
 
-const DEPOSIT_COLUMNS = [
-  "origin_chain_id",
-  "deposit_id",
-  "destination_chain_id",
-  "relay_hash",
-  "depositor",
-  "recipient",
-  "exclusive_relayer",
-  "input_token",
-  "output_token",
-  "input_amount",
-  "output_amount",
-  "quote_timestamp",
-  "fill_deadline",
-  "exclusivity_deadline",
-  "message",
-  "message_hash",
-  "tx_hash",
-  "tx_index",
-  "log_index",
-  "block_number",
-  "block_timestamp",
-] as const;
-
 const FILL_COLUMNS = [
   "relay_hash",
   "destination_chain_id",
@@ -119,13 +96,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     );
   }
   const time = (n: bigint) => ts.get(n) ?? 0;
-  const deposits = createCopyLines();
-  for (const x of data.deposits) {
-    deposits.push(
-      `${chainId}\t${x.depositId}\t${x.destinationChainId}\t${b(x.relayHash)}\t${b(x.depositor)}\t${b(x.recipient)}\t${b(x.exclusiveRelayer)}\t${b(x.inputToken)}\t${b(x.outputToken)}\t${x.inputAmount}\t${x.outputAmount}\t${x.quoteTimestamp}\t${x.fillDeadline}\t${x.exclusivityDeadline}\t${b(x.message)}\t${b(x.messageHash)}\t${b(x.txHash)}\t${x.txIndex}\t${x.logIndex}\t${x.blockNumber}\t${time(x.blockNumber)}\n`,
-    );
-  }
-  await bulkInsert(tx, "deposits", DEPOSIT_COLUMNS, deposits.bytes());
+  await bulkInsert(tx, "deposits", DEPOSIT_COLUMNS, data.depositRows.bytes());
   const fills = createCopyLines();
   for (const x of data.fills) {
     fills.push(
