@@ -124,7 +124,12 @@ describe("createDepositRows", () => {
       });
       // The facts path (relayer, fills) reads the same deposit the same way.
       const log = rpcLog(c);
-      const fact = decodeSpokeLog(8453, { ...log, blockNumber: 31n, logIndex: 17, transactionIndex: 2 } as never as Log);
+      const fact = decodeSpokeLog(8453, {
+        ...log,
+        blockNumber: 31n,
+        logIndex: 17,
+        transactionIndex: 2,
+      } as never as Log);
       expect(fact?.kind === "deposit" && bytea(fact.relayHash)).toBe(row.relay_hash);
       expect(fact?.kind === "deposit" && fact.depositId).toBe(c.depositId);
     });
@@ -137,7 +142,10 @@ describe("createDepositRows", () => {
       { ...good, topics: good.topics.slice(0, 3) }, // a topic missing
       { ...good, topics: [b32(1), ...good.topics.slice(1)] }, // another event
       // fillDeadline (a uint32) holding more than 32 bits
-      { ...good, data: `${good.data.slice(0, 2 + 64 * 5)}${b32(2n ** 40n).slice(2)}${good.data.slice(2 + 64 * 6)}` as Hex },
+      {
+        ...good,
+        data: `${good.data.slice(0, 2 + 64 * 5)}${b32(2n ** 40n).slice(2)}${good.data.slice(2 + 64 * 6)}` as Hex,
+      },
       // the message's length running past the data
       { ...good, data: `${good.data.slice(0, -64)}${b32(1000).slice(2)}` as Hex },
     ];
