@@ -87,10 +87,19 @@ describe("createEventDecoder", () => {
       const { topics, data } = encodeLog(deposited, seed);
       expect(`0x${readMessage(data)}`, `seed ${seed}`).toBe(decoder.decode(topics, data).message);
     }
+    // An offset that is not a multiple of 32 (legal ABI, never emitted by solc) is read where it points, as viem does.
+    const { topics, data } = encodeLog(deposited, 1);
+    const head = 10 * 64; // FundsDeposited's data head: 10 words, the last the message's offset
+    const offset = BigInt(`0x${data.slice(2 + head - 64, 2 + head)}`);
+    const shifted =
+      `0x${data.slice(2, 2 + head - 64)}${(offset + 1n).toString(16).padStart(64, "0")}00${data.slice(2 + head)}` as Hex;
+    const viem = decodeEventLog({ abi: [deposited], topics: topics as [Hex], data: shifted });
+    expect(`0x${readMessage(shifted)}`).toBe((viem.args as { message: Hex }).message);
+    expect(decoder.decode(topics, shifted)).toEqual(viem.args);
     expect(() => decoder.bytesOf("depositId")).toThrow(/not a non-indexed bytes/);
     expect(() => decoder.bytesOf("nope")).toThrow(/no parameter/);
-    const { data } = encodeLog(deposited, 3);
-    expect(() => readMessage(data.slice(0, -10) as Hex)).toThrow(/shorter/);
+    const cut = encodeLog(deposited, 3).data.slice(0, -10) as Hex;
+    expect(() => readMessage(cut)).toThrow(/shorter/);
   });
 
   it("places every single-word parameter of FilledRelay (topics and head words) correctly", () => {

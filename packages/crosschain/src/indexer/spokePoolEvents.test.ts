@@ -2,6 +2,7 @@ import { loadArtifact } from "@platform/chains";
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, type Log, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
+import { createDepositRows } from "./depositRows.ts";
 import { decodeSpokeLog, integratorIdOf } from "./spokePoolEvents.ts";
 
 describe("integratorIdOf", () => {
@@ -19,7 +20,7 @@ describe("integratorIdOf", () => {
   });
 });
 
-describe("decodeSpokeLog relay hashes", () => {
+describe("relay hashes of deposits and fills", () => {
   const spokeAbi = loadArtifact("Ethereum_SpokePool").abi as readonly AbiEvent[];
   const event = (name: string) => spokeAbi.find((e) => e.type === "event" && e.name === name) as AbiEvent;
   const b32 = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
@@ -54,12 +55,20 @@ describe("decodeSpokeLog relay hashes", () => {
     } as unknown as Log;
   };
 
-  it("a deposit and its fill get the same internal relay hash, the one of internalRelayHash", () => {
+  it("a deposit row and its fill get the same internal relay hash, the one of internalRelayHash", () => {
     const message = "0x1234" as Hex;
-    const deposit = decodeSpokeLog(
-      8453,
-      logOf(event("FundsDeposited"), { ...relay, destinationChainId: 10n, quoteTimestamp: 1_700_000_000, message }),
-    );
+    const depositLog = logOf(event("FundsDeposited"), {
+      ...relay,
+      destinationChainId: 10n,
+      quoteTimestamp: 1_700_000_000,
+      message,
+    });
+    const rows = createDepositRows(8453);
+    rows.push({ ...depositLog, blockNumber: "0x5", logIndex: "0x0", transactionIndex: "0x0" } as never, {
+      number: 5n,
+      timestamp: 1,
+    });
+    const depositRelayHash = `0x${Buffer.from(rows.bytes()).toString("latin1").split("\t")[3]?.slice(3)}`;
     const fill = decodeSpokeLog(
       10,
       logOf(event("FilledRelay"), {
@@ -77,7 +86,7 @@ describe("decodeSpokeLog relay hashes", () => {
       }),
     );
     const expected = internalRelayHash({ ...relay, originChainId: 8453n }, messageHash(message), 10n);
-    expect(deposit?.kind === "deposit" && deposit.relayHash).toBe(expected);
+    expect(depositRelayHash).toBe(expected);
     expect(fill?.kind === "fill" && fill.relayHash).toBe(expected);
   });
 });

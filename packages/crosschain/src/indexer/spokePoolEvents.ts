@@ -1,13 +1,13 @@
 /**
  * The SpokePool (and MulticallHandler) events the indexer reads, decoded with the ABIs of the real
- * contracts from `@across-protocol/contracts`. Deposit and fill facts carry the indexer's relay hash
- * (the one with `messageHash`, as Across' indexer keys them), so a fill on the destination finds its
- * deposit on the origin.
+ * contracts from `@across-protocol/contracts`. Deposits are the bulk of a chain's history and go
+ * straight into table rows (depositRows.ts); the other events become the facts below. Fill and slow-fill
+ * facts carry the indexer's relay hash (the one with `messageHash`, as Across' indexer keys them), the
+ * one a deposit row carries, so a fill on the destination finds its deposit on the origin.
  */
 import { createEventDecoder, type EventDecoder, loadArtifact } from "@platform/chains";
 import { type AbiEvent, type Hex, type Log, toEventSelector } from "viem";
 import {
-  messageHash as hashMessage,
   internalRelayHashFromWords,
   RELAY_WORD_NAMES,
   type RelayDataWithoutMessage,
@@ -52,54 +52,24 @@ export function spokeEventDecoder(name: string): EventDecoder {
   return decoder;
 }
 
-/**
- * Readers of the relay's ABI words in deposit, fill and slow-fill logs (RELAY_WORD_NAMES, then the chain id
- * the event carries: the destination in a deposit, the origin in a fill or slow-fill request).
- */
+/** Readers of the relay's ABI words in fill and slow-fill logs (RELAY_WORD_NAMES, then the origin chain id). */
 const RELAY_WORDS_BY_TOPIC = new Map<Hex, ReturnType<EventDecoder["wordsOf"]>>(
-  [
-    ["FundsDeposited", "destinationChainId"],
-    ["FilledRelay", "originChainId"],
-    ["RequestedSlowFill", "originChainId"],
-  ].map(([name, chainIdName]) => {
-    const decoder = spokeEventDecoder(name as string);
-    return [decoder.selector, decoder.wordsOf([...RELAY_WORD_NAMES, chainIdName as string])];
+  ["FilledRelay", "RequestedSlowFill"].map((name) => {
+    const decoder = spokeEventDecoder(name);
+    return [decoder.selector, decoder.wordsOf([...RELAY_WORD_NAMES, "originChainId"])];
   }),
 );
 
-/** The internal relay hash of a deposit (origin = this chain) or a fill/slow-fill request (destination = this chain). */
-function relayHashOfLog(log: Log, chainId: number, side: "origin" | "destination", msgHash: Hex): Hex {
+/** The internal relay hash of a fill or slow-fill request made on this chain (its destination). */
+function relayHashOfLog(log: Log, chainId: number, msgHash: Hex): Hex {
   const read = RELAY_WORDS_BY_TOPIC.get(log.topics[0] as Hex);
-  if (!read) throw new Error(`not a relay event: ${log.topics[0]}`);
+  if (!read) throw new Error(`not a fill event: ${log.topics[0]}`);
   const words = read(log.topics, log.data);
-  const other = words.pop() as string;
-  const here = uintWord(chainId);
-  return side === "origin"
-    ? internalRelayHashFromWords(words, here, other, msgHash)
-    : internalRelayHashFromWords(words, other, here, msgHash);
+  const origin = words.pop() as string;
+  return internalRelayHashFromWords(words, origin, uintWord(chainId), msgHash);
 }
 
 export const CALLS_FAILED_TOPIC = selector(handlerAbi, "CallsFailed") as Hex;
-
-export interface DepositFact {
-  kind: "deposit";
-  originChainId: number;
-  depositId: bigint;
-  destinationChainId: number;
-  relayHash: Hex;
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  quoteTimestamp: number;
-  fillDeadline: number;
-  exclusivityDeadline: number;
-  message: Hex;
-  messageHash: Hex;
-}
 
 export interface FillFact {
   kind: "fill";
@@ -139,7 +109,7 @@ export interface CallsFailedFact {
   kind: "callsFailed";
 }
 
-export type SpokeFact = DepositFact | FillFact | SlowFillRequestFact | SpeedUpFact | SettlementFact | CallsFailedFact;
+export type SpokeFact = FillFact | SlowFillRequestFact | SpeedUpFact | SettlementFact | CallsFailedFact;
 
 /** Where a fact was found. */
 export interface LogPosition {
@@ -155,10 +125,7 @@ const jsonSafe = (args: Record<string, unknown>) =>
 
 /** The decoded arguments of the events above, by name (each event has a subset). */
 interface EventArgs extends RelayDataWithoutMessage {
-  destinationChainId: bigint;
   repaymentChainId: bigint;
-  quoteTimestamp: number;
-  message: Hex;
   messageHash: Hex;
   relayer: Hex;
   relayExecutionInfo: { updatedRecipient: Hex; updatedOutputAmount: bigint; fillType: number };
@@ -168,7 +135,7 @@ interface EventArgs extends RelayDataWithoutMessage {
   depositorSignature: Hex;
 }
 
-/** Decodes one log of the chain `chainId`; undefined for logs that are not ours. */
+/** Decodes one log of the chain `chainId`; undefined for logs that are not ours and for deposits (see depositRows.ts). */
 export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosition) | undefined {
   const position: LogPosition = {
     txHash: log.transactionHash as Hex,
@@ -188,36 +155,12 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
   }
   const a = decoded.args as unknown as EventArgs;
   switch (decoded.eventName) {
-    case "FundsDeposited": {
-      const message = a.message as Hex;
-      const msgHash = hashMessage(message);
-      return {
-        kind: "deposit",
-        ...position,
-        originChainId: chainId,
-        depositId: a.depositId,
-        destinationChainId: Number(a.destinationChainId),
-        relayHash: relayHashOfLog(log, chainId, "origin", msgHash),
-        depositor: a.depositor,
-        recipient: a.recipient,
-        exclusiveRelayer: a.exclusiveRelayer,
-        inputToken: a.inputToken,
-        outputToken: a.outputToken,
-        inputAmount: a.inputAmount,
-        outputAmount: a.outputAmount,
-        quoteTimestamp: Number(a.quoteTimestamp),
-        fillDeadline: Number(a.fillDeadline),
-        exclusivityDeadline: Number(a.exclusivityDeadline),
-        message,
-        messageHash: msgHash,
-      };
-    }
     case "FilledRelay": {
       const info = a.relayExecutionInfo;
       return {
         kind: "fill",
         ...position,
-        relayHash: relayHashOfLog(log, chainId, "destination", a.messageHash),
+        relayHash: relayHashOfLog(log, chainId, a.messageHash),
         originChainId: Number(a.originChainId),
         depositId: a.depositId,
         relayer: a.relayer,
@@ -231,7 +174,7 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
       return {
         kind: "slowFillRequest",
         ...position,
-        relayHash: relayHashOfLog(log, chainId, "destination", a.messageHash),
+        relayHash: relayHashOfLog(log, chainId, a.messageHash),
       };
     case "RequestedSpeedUpDeposit":
       return {

@@ -132,6 +132,45 @@ it("halves the log range when the RPC refuses it", async () => {
   }
 });
 
+it("takes block times from the headers when the node's logs carry no blockTimestamp (nodes before 2025)", async () => {
+  const db = await createTestDatabase();
+  try {
+    await migrate(db.db, [...kernelMigrations(), ...crosschainService.migrations]);
+    const fetcher = createBlockFetcher({ rpcUrl: chainA().rpcUrl, batchSize: 50, concurrency: 1 });
+    const stripped = {
+      ...fetcher,
+      call: async <T>(method: string, params: unknown[]) => {
+        const result = await fetcher.call<T>(method, params);
+        if (method !== "eth_getLogs") return result;
+        return (result as { blockTimestamp?: string }[]).map(({ blockTimestamp: _, ...log }) => log) as T;
+      },
+    };
+    // Ranges of 1 block: the deposit blocks are inside ranges (no header read for them) and at their ends.
+    for (const maxRange of [1, 1000]) {
+      await db.db.query("DELETE FROM crosschain.chains");
+      await db.db.query("DELETE FROM crosschain.deposits");
+      const i = createSpokePoolIndexer({
+        chain: chainA(),
+        store: createIndexerStore(db.db),
+        fetcher: stripped,
+        maxRange,
+        logger,
+      });
+      await untilCaughtUp(i);
+      const rows = await db.db.query<{ block_number: string; block_timestamp: string }>(
+        "SELECT block_number, block_timestamp FROM crosschain.deposits",
+      );
+      expect(rows).toHaveLength(5);
+      for (const r of rows) {
+        const header = await fetcher.block(BigInt(r.block_number));
+        expect(Number(r.block_timestamp), `block ${r.block_number}, ranges of ${maxRange}`).toBe(header?.timestamp);
+      }
+    }
+  } finally {
+    await db.drop();
+  }
+});
+
 it("a range holding rows already stored goes through the staging table and skips them", async () => {
   // Rewind the checkpoint without deleting rows: the next COPY meets its own rows again.
   await t.db.query("UPDATE crosschain.chains SET next_block = start_block WHERE chain_id = $1", [A]);

@@ -16,9 +16,9 @@ import {
 import type { Config, Database, Logger } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import type { SpokeChain } from "../deployments.ts";
-import { createDepositRows, FUNDS_DEPOSITED_TOPIC } from "../store/depositRows.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
 import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
+import { createDepositRows, FUNDS_DEPOSITED_TOPIC } from "./depositRows.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
 import {
   CALLS_FAILED_TOPIC,
@@ -27,6 +27,8 @@ import {
   SPOKE_TOPICS,
   type SpokeFact,
 } from "./spokePoolEvents.ts";
+
+type RangeBlock = RangeData["blocks"][number];
 
 /** How far back a reorg may reach before the chain is indexed again from its start. */
 const FINALITY_DEPTH = 128n;
@@ -145,23 +147,25 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   }
 
   /**
-   * Everything a range needs from the RPC: the decoded logs, the hash and time of each block they
-   * came from, and the headers of the range's last block (the next tip) and of the block before the
-   * range (which must still be our stored tip). The two headers are read BEFORE the logs: if the chain
-   * reorganises in between, the stored tip is the old one and the next step notices it and rolls back.
+   * Everything a range needs from the RPC: its deposits as rows and its other events as facts, the hash
+   * and time of each block they came from, and the headers of the range's last block (the next tip) and
+   * of the block before the range (which must still be our stored tip). The two headers are read BEFORE
+   * the logs: if the chain reorganises in between, the stored tip is the old one and the next step
+   * notices it and rolls back.
    */
   async function readRange(from: bigint, to: bigint) {
     const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
     const logs = await getLogs(from, to);
-    const blocks = new Map<bigint, RangeData["blocks"][number]>();
+    const blocks = new Map<bigint, RangeBlock>();
     for (const h of bounds)
       if (h.number >= from) blocks.set(h.number, { number: h.number, hash: h.hash as Hex, timestamp: h.timestamp });
-    // The block of each log (logs come in block order, so a block is looked up once).
-    const blockOf: RangeData["blocks"][number][] = [];
+    // The block of each log; logs come in block order, so each block is looked up once.
+    const blockOf: RangeBlock[] = [];
     const untimed: bigint[] = [];
-    let current: RangeData["blocks"][number] | undefined;
+    let current: RangeBlock | undefined;
+    let currentNumber = "";
     for (const l of logs) {
-      if (current === undefined || l.blockHash !== current.hash || BigInt(l.blockNumber) !== current.number) {
+      if (current === undefined || l.blockNumber !== currentNumber || l.blockHash !== current.hash) {
         const n = BigInt(l.blockNumber);
         const known = blocks.get(n);
         // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
@@ -173,22 +177,23 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
           current = { number: n, hash: l.blockHash, timestamp: timestamp === undefined ? 0 : Number(timestamp) };
           blocks.set(n, current);
         }
+        currentNumber = l.blockNumber;
       }
       blockOf.push(current);
     }
-    // Nodes without `blockTimestamp` in their logs (it came in 2025): read those blocks' headers.
+    // Nodes without `blockTimestamp` in their logs (it came in 2025): read those blocks' headers. The
+    // times are set on the block objects themselves, which blockOf shares, before any row is written.
     for (const h of untimed.length ? await fetcher.blocksByNumber(untimed) : []) {
       const b = blocks.get(h.number);
       if (b?.hash !== h.hash) throw new Error("chain changed while reading a range");
       b.timestamp = h.timestamp;
     }
-    // Deposits go straight into rows (the backfill's bulk); the other events are decoded into facts.
     const depositRows = createDepositRows(chainId);
     const facts: (SpokeFact & LogPosition)[] = [];
     for (let i = 0; i < logs.length; i++) {
       const l = logs[i] as RpcLog;
       if (l.topics[0] === FUNDS_DEPOSITED_TOPIC) {
-        depositRows.push(l, (blockOf[i] as RangeData["blocks"][number]).timestamp);
+        depositRows.push(l, blockOf[i] as RangeBlock);
         continue;
       }
       const fact = decodeSpokeLog(chainId, {

@@ -5,6 +5,7 @@
  */
 import { copyHexField, createCopyLines, type Database, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
+import type { DepositRows } from "../indexer/depositRows.ts";
 import type {
   FillFact,
   LogPosition,
@@ -12,7 +13,6 @@ import type {
   SlowFillRequestFact,
   SpeedUpFact,
 } from "../indexer/spokePoolEvents.ts";
-import { DEPOSIT_COLUMNS, type DepositRows } from "./depositRows.ts";
 
 export interface IndexerCheckpoint {
   next_block: string;
@@ -23,7 +23,7 @@ export interface IndexerCheckpoint {
 
 export interface RangeData {
   blocks: { number: bigint; hash: Hex; timestamp: number }[];
-  /** The range's deposits, already rows (see depositRows.ts). */
+  /** The range's deposits, already rows (see indexer/depositRows.ts). */
   depositRows: DepositRows;
   fills: (FillFact & LogPosition & { callsFailed: boolean })[];
   slowFills: (SlowFillRequestFact & LogPosition)[];
@@ -96,7 +96,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     );
   }
   const time = (n: bigint) => ts.get(n) ?? 0;
-  await bulkInsert(tx, "deposits", DEPOSIT_COLUMNS, data.depositRows.bytes());
+  await bulkInsert(tx, "deposits", data.depositRows.columns, data.depositRows.bytes());
   const fills = createCopyLines();
   for (const x of data.fills) {
     fills.push(

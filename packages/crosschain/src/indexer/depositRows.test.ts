@@ -1,8 +1,7 @@
 import { loadArtifact, type RpcLog } from "@platform/chains";
-import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, type Log, zeroHash } from "viem";
+import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toHex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
-import { decodeSpokeLog } from "../indexer/spokePoolEvents.ts";
 import { createDepositRows, DEPOSIT_COLUMNS } from "./depositRows.ts";
 
 const fundsDeposited = (loadArtifact("Ethereum_SpokePool").abi as readonly AbiEvent[]).find(
@@ -64,12 +63,12 @@ const base: DepositArgs = {
 
 const rowsOf = (chainId: number, logs: RpcLog[], time: number) => {
   const rows = createDepositRows(chainId);
-  const pushed = logs.map((l) => rows.push(l, time));
+  const pushed = logs.map((l) => rows.push(l, { number: 31n, timestamp: time }));
   return { pushed, count: rows.count, lines: Buffer.from(rows.bytes()).toString("latin1") };
 };
 
 describe("createDepositRows", () => {
-  it("writes every column from the log's words, as decodeSpokeLog reads them", () => {
+  it("writes every column from the log's words, with the values viem decodes", () => {
     const cases: DepositArgs[] = [
       base,
       // Amounts and ids past 2^53 (decimal through BigInt), a message (hashed), uint32 maxima.
@@ -83,14 +82,17 @@ describe("createDepositRows", () => {
         message: "0xdeadbeef00",
         destinationChainId: 2n ** 52n - 1n,
       },
+      // Chain ids just past the fast path, and the largest a bigint column holds.
+      { ...base, destinationChainId: 2n ** 52n, message: toHex(new Uint8Array(100).fill(7)) },
+      { ...base, destinationChainId: 2n ** 63n - 1n },
     ];
     const { pushed, count, lines } = rowsOf(
       8453,
       cases.map((c) => rpcLog(c)),
       1_700_000_123,
     );
-    expect(pushed).toEqual([true, true]);
-    expect(count).toBe(2);
+    expect(pushed).toEqual(cases.map(() => true));
+    expect(count).toBe(cases.length);
     const rows = lines.split("\n");
     expect(rows.at(-1)).toBe(""); // every line ends with \n
     cases.forEach((c, i) => {
@@ -122,16 +124,24 @@ describe("createDepositRows", () => {
         block_number: "31",
         block_timestamp: "1700000123",
       });
-      // The facts path (relayer, fills) reads the same deposit the same way.
+      // viem's decoder reads the same values from the same log.
       const log = rpcLog(c);
-      const fact = decodeSpokeLog(8453, {
-        ...log,
-        blockNumber: 31n,
-        logIndex: 17,
-        transactionIndex: 2,
-      } as never as Log);
-      expect(fact?.kind === "deposit" && bytea(fact.relayHash)).toBe(row.relay_hash);
-      expect(fact?.kind === "deposit" && fact.depositId).toBe(c.depositId);
+      const { args } = decodeEventLog({ abi: [fundsDeposited], topics: log.topics as [Hex], data: log.data });
+      const a = args as unknown as DepositArgs;
+      expect([a.depositId, a.destinationChainId, a.inputAmount, a.outputAmount].map(String)).toEqual([
+        row.deposit_id,
+        row.destination_chain_id,
+        row.input_amount,
+        row.output_amount,
+      ]);
+      expect([a.quoteTimestamp, a.fillDeadline, a.exclusivityDeadline].map(String)).toEqual([
+        row.quote_timestamp,
+        row.fill_deadline,
+        row.exclusivity_deadline,
+      ]);
+      expect([a.depositor, a.recipient, a.exclusiveRelayer, a.inputToken, a.outputToken, a.message].map(bytea)).toEqual(
+        [row.depositor, row.recipient, row.exclusive_relayer, row.input_token, row.output_token, row.message],
+      );
     });
   });
 
@@ -148,9 +158,11 @@ describe("createDepositRows", () => {
       },
       // the message's length running past the data
       { ...good, data: `${good.data.slice(0, -64)}${b32(1000).slice(2)}` as Hex },
+      // a destination chain id no bigint column holds (no route leads there; storing it would fail the range)
+      rpcLog({ ...base, destinationChainId: 2n ** 63n }),
     ];
     const { pushed, count, lines } = rowsOf(8453, [...bad, good], 1);
-    expect(pushed).toEqual([false, false, false, false, false, true]);
+    expect(pushed).toEqual([...bad.map(() => false), true]);
     expect(count).toBe(1);
     expect(lines.split("\n")).toHaveLength(2);
   });

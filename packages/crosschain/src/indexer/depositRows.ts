@@ -3,21 +3,26 @@
  * path. A row's values are the log's own ABI words, so they are sliced and formatted as they are,
  * without building the decoded event (bigints, prefixed strings) and a fact object first and keeping
  * them alive until the range is written: that garbage cost the backfill about a third of its main
- * thread (bench/README, "Reading the crosschain backfill ratio"). The rows hold exactly what
- * `decodeSpokeLog` reads from the same log (depositRows.test.ts checks both on the same logs).
+ * thread (bench/README, "Reading the crosschain backfill ratio"). The values are the ABI decoder's
+ * (depositRows.test.ts checks them against viem's); a log that does not fit the event is skipped.
  *
  * @example
  * const rows = createDepositRows(8453);
- * if (log.topics[0] === FUNDS_DEPOSITED_TOPIC) rows.push(log, blockTimestamp);
- * await tx.copyFrom(`COPY crosschain.deposits (${DEPOSIT_COLUMNS.join(", ")}) FROM STDIN`, rows.bytes());
+ * if (log.topics[0] === FUNDS_DEPOSITED_TOPIC) rows.push(log, block);
+ * await tx.copyFrom(`COPY crosschain.deposits (${rows.columns.join(", ")}) FROM STDIN`, rows.bytes());
  */
-import { keccak256Hex, type RpcLog } from "@platform/chains";
+import type { RpcLog } from "@platform/chains";
 import { createCopyLines } from "@platform/kernel";
 import type { Hex } from "viem";
-import { internalRelayHashFromWords, RELAY_WORD_NAMES, uintWord } from "../domain/relayHash.ts";
-import { spokeEventDecoder } from "../indexer/spokePoolEvents.ts";
+import {
+  messageHash as hashMessage,
+  internalRelayHashFromWords,
+  RELAY_WORD_NAMES,
+  uintWord,
+} from "../domain/relayHash.ts";
+import { spokeEventDecoder } from "./spokePoolEvents.ts";
 
-/** The columns of a deposit row, in COPY order. */
+/** The columns of `crosschain.deposits` a row fills, in COPY order. */
 export const DEPOSIT_COLUMNS = [
   "origin_chain_id",
   "deposit_id",
@@ -49,7 +54,6 @@ export const FUNDS_DEPOSITED_TOPIC: Hex = fundsDeposited.selector;
 const readWords = fundsDeposited.wordsOf([...RELAY_WORD_NAMES, "destinationChainId", "quoteTimestamp"]);
 const readMessage = fundsDeposited.bytesOf("message");
 const ZERO_WORD = "0".repeat(64);
-const ZERO_HASH: Hex = `0x${ZERO_WORD}`;
 /** Words whose value fits 52 bits start with 51 zero digits; their value is a safe Number. */
 const HIGH_51 = ZERO_WORD.slice(13);
 /** uint32 words start with 56 zero digits. */
@@ -69,20 +73,29 @@ function uint32Text(word: string): string {
   return String(Number.parseInt(word.slice(56), 16));
 }
 
-/** Decimal text of a chain id word: chain ids are stored as bigint, ours fit 52 bits. */
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * Decimal text of a chain id word. Chain ids are stored as `bigint`: a larger one (no chain has one, and
+ * no route can lead there) skips the deposit instead of failing its whole range forever.
+ */
 function chainIdText(word: string): string {
-  if (!word.startsWith(HIGH_51)) throw new NotADeposit("chain id out of range");
-  return String(Number.parseInt(word.slice(51), 16));
+  if (word.startsWith(HIGH_51)) return String(Number.parseInt(word.slice(51), 16));
+  const value = BigInt(`0x${word}`);
+  if (value > INT64_MAX) throw new NotADeposit("chain id out of range");
+  return value.toString();
 }
 
 export interface DepositRows {
+  /** The table's columns the rows fill, in order. */
+  readonly columns: typeof DEPOSIT_COLUMNS;
   /** Rows pushed so far. */
   readonly count: number;
   /**
-   * Appends the row of a FundsDeposited log of block time `blockTimestamp`; false (nothing written) when
-   * the log does not fit the event, as `decodeSpokeLog` skips it.
+   * Appends the row of a FundsDeposited log found in `block`; false (nothing written) when the log does
+   * not fit the event.
    */
-  push(log: RpcLog, blockTimestamp: number): boolean;
+  push(log: RpcLog, block: { number: bigint; timestamp: number }): boolean;
   /** The COPY lines so far (a view, valid until the next push). */
   bytes(): Uint8Array;
 }
@@ -93,11 +106,12 @@ export function createDepositRows(originChainId: number): DepositRows {
   const here = uintWord(originChainId);
   let count = 0;
   return {
+    columns: DEPOSIT_COLUMNS,
     get count() {
       return count;
     },
     bytes: () => lines.bytes(),
-    push(log, blockTimestamp) {
+    push(log, block) {
       let line: string;
       try {
         if (log.topics.length !== 4 || log.topics[0] !== FUNDS_DEPOSITED_TOPIC) return false;
@@ -109,10 +123,10 @@ export function createDepositRows(originChainId: number): DepositRows {
         const fillDeadline = uint32Text(w[8] as string);
         const exclusivityDeadline = uint32Text(w[9] as string);
         const message = readMessage(log.data);
-        const msgHash = message.length === 0 ? ZERO_HASH : keccak256Hex(`0x${message}`);
+        const msgHash = hashMessage(`0x${message}`);
         const relayHash = internalRelayHashFromWords(w, here, destination, msgHash);
         // bytea fields in COPY text: `\\x` + hex (see copyHexField).
-        line = `${originChainId}\t${uint256Text(depositId)}\t${chainIdText(destination)}\t\\\\x${relayHash.slice(2)}\t\\\\x${depositor}\t\\\\x${recipient}\t\\\\x${exclusiveRelayer}\t\\\\x${inputToken}\t\\\\x${outputToken}\t${uint256Text(inputAmount as string)}\t${uint256Text(outputAmount as string)}\t${quoteTimestamp}\t${fillDeadline}\t${exclusivityDeadline}\t\\\\x${message}\t\\\\x${msgHash.slice(2)}\t\\\\x${log.transactionHash.slice(2)}\t${Number(log.transactionIndex)}\t${Number(log.logIndex)}\t${Number(log.blockNumber)}\t${blockTimestamp}\n`;
+        line = `${originChainId}\t${uint256Text(depositId)}\t${chainIdText(destination)}\t\\\\x${relayHash.slice(2)}\t\\\\x${depositor}\t\\\\x${recipient}\t\\\\x${exclusiveRelayer}\t\\\\x${inputToken}\t\\\\x${outputToken}\t${uint256Text(inputAmount as string)}\t${uint256Text(outputAmount as string)}\t${quoteTimestamp}\t${fillDeadline}\t${exclusivityDeadline}\t\\\\x${message}\t\\\\x${msgHash.slice(2)}\t\\\\x${log.transactionHash.slice(2)}\t${Number(log.transactionIndex)}\t${Number(log.logIndex)}\t${block.number}\t${block.timestamp}\n`;
       } catch (error) {
         if (error instanceof RangeError) return false;
         throw error;
