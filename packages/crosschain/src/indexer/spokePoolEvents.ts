@@ -74,10 +74,14 @@ export const CALLS_FAILED_TOPIC = selector(handlerAbi, "CallsFailed") as Hex;
 export interface FillFact {
   kind: "fill";
   relayHash: Hex;
-  originChainId: number;
+  /**
+   * As the event carries them: anyone may fill any relay data, so a fill can name chains that do not
+   * exist (stored as numeric, never rounded and never failing the range).
+   */
+  originChainId: bigint;
   depositId: bigint;
   relayer: Hex;
-  repaymentChainId: number;
+  repaymentChainId: bigint;
   fillType: number;
   updatedRecipient: Hex;
   updatedOutputAmount: bigint;
@@ -161,10 +165,10 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
         kind: "fill",
         ...position,
         relayHash: relayHashOfLog(log, chainId, a.messageHash),
-        originChainId: Number(a.originChainId),
+        originChainId: a.originChainId,
         depositId: a.depositId,
         relayer: a.relayer,
-        repaymentChainId: Number(a.repaymentChainId),
+        repaymentChainId: a.repaymentChainId,
         fillType: Number(info.fillType),
         updatedRecipient: info.updatedRecipient,
         updatedOutputAmount: info.updatedOutputAmount,
