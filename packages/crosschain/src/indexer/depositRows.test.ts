@@ -2,6 +2,7 @@ import { loadArtifact, type RpcLog } from "@platform/chains";
 import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toHex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
+import type { FundsDepositedArgs } from "../testing/spokePoolActions.ts";
 import { createDepositRows, DEPOSIT_COLUMNS } from "./depositRows.ts";
 
 const fundsDeposited = (loadArtifact("Ethereum_SpokePool").abi as readonly AbiEvent[]).find(
@@ -9,24 +10,8 @@ const fundsDeposited = (loadArtifact("Ethereum_SpokePool").abi as readonly AbiEv
 ) as AbiEvent;
 const b32 = (n: bigint | number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
 
-interface DepositArgs {
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  destinationChainId: bigint;
-  depositId: bigint;
-  quoteTimestamp: number;
-  fillDeadline: number;
-  exclusivityDeadline: number;
-  message: Hex;
-}
-
 /** A FundsDeposited log as a node answers it, encoded by viem. */
-function rpcLog(args: DepositArgs): RpcLog {
+function rpcLog(args: FundsDepositedArgs): RpcLog {
   const topics = encodeEventTopics({ abi: [fundsDeposited], eventName: "FundsDeposited", args } as never) as Hex[];
   const inputs = fundsDeposited.inputs.filter((p) => !p.indexed);
   return {
@@ -34,7 +19,7 @@ function rpcLog(args: DepositArgs): RpcLog {
     topics,
     data: encodeAbiParameters(
       inputs,
-      inputs.map((p) => args[p.name as keyof DepositArgs]),
+      inputs.map((p) => args[p.name as keyof FundsDepositedArgs]),
     ),
     blockNumber: "0x1f",
     blockHash: b32(0xb10c),
@@ -45,7 +30,7 @@ function rpcLog(args: DepositArgs): RpcLog {
   };
 }
 
-const base: DepositArgs = {
+const base: FundsDepositedArgs = {
   depositor: b32(0xd0),
   recipient: b32(0xec),
   exclusiveRelayer: b32(0),
@@ -69,7 +54,7 @@ const rowsOf = (chainId: number, logs: RpcLog[], time: number) => {
 
 describe("createDepositRows", () => {
   it("writes every column from the log's words, with the values viem decodes", () => {
-    const cases: DepositArgs[] = [
+    const cases: FundsDepositedArgs[] = [
       base,
       // Amounts and ids past 2^53 (decimal through BigInt), a message (hashed), uint32 maxima.
       {
@@ -127,7 +112,7 @@ describe("createDepositRows", () => {
       // viem's decoder reads the same values from the same log.
       const log = rpcLog(c);
       const { args } = decodeEventLog({ abi: [fundsDeposited], topics: log.topics as [Hex], data: log.data });
-      const a = args as unknown as DepositArgs;
+      const a = args as unknown as FundsDepositedArgs;
       expect([a.depositId, a.destinationChainId, a.inputAmount, a.outputAmount].map(String)).toEqual([
         row.deposit_id,
         row.destination_chain_id,
