@@ -150,7 +150,8 @@ export function decodeSpokeLog(chainId: number, log: Log): (SpokeFact & LogPosit
   };
   if (log.topics[0] === CALLS_FAILED_TOPIC) return { kind: "callsFailed", ...position };
   const decoder = DECODER_BY_TOPIC.get(log.topics[0] as Hex);
-  if (!decoder) return undefined;
+  // Deposits are not facts: depositRows.ts reads them (their decoder stays here, for spokeEventDecoder).
+  if (!decoder || decoder.name === "FundsDeposited") return undefined;
   let decoded: { eventName: string; args: Record<string, unknown> };
   try {
     decoded = { eventName: decoder.name, args: decoder.decode(log.topics, log.data) };
