@@ -31,6 +31,24 @@ async function balanceOf(chainId: number, token: Address, who: Address): Promise
     .readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [who] })) as bigint;
 }
 
+/**
+ * Why a mined transaction reverted, for a failing assertion's message: its gas (limit and used, an
+ * estimate that fell short shows as used = limit) and the revert reason of the same call replayed on
+ * the state before its block.
+ */
+async function whyReverted(chainId: number, hash: Hex): Promise<string> {
+  const client = devnet().publicClient(chainId);
+  const tx = await client.getTransaction({ hash });
+  const receipt = await client.getTransactionReceipt({ hash });
+  const replay = await client
+    .call({ account: tx.from, to: tx.to, data: tx.input, gas: tx.gas, blockNumber: receipt.blockNumber - 1n })
+    .then(
+      () => "the replay succeeds",
+      (error: Error) => (error as { shortMessage?: string }).shortMessage ?? error.message,
+    );
+  return `reverted: gas limit ${tx.gas}, used ${receipt.gasUsed}, block ${receipt.blockNumber}; replay: ${replay}`;
+}
+
 describe("devnet: Across SpokePool", () => {
   it("is configured as the issue asks (buffers, owner, wrapped native, runtime chain id)", async () => {
     const f = devnet();
@@ -226,15 +244,17 @@ describe("devnet: Uniswap V2", () => {
       }),
     });
     const before = await balanceOf(DESTINATION, weth, user.address);
-    const receipt = await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: router,
-        abi: routerAbi,
-        functionName: "swapExactTokensForTokens",
-        args: [amountIn, quoted, [usdc, weth], user.address, BigInt(Math.floor(Date.now() / 1000) + 600)],
-      }),
-    });
-    expect(receipt.status).toBe("success");
+    // The deadline from the chain's clock, not this process's: the devnet's blocks need not follow it.
+    const deadline = (await client.getBlock()).timestamp + 600n;
+    const swap = {
+      address: router,
+      abi: routerAbi,
+      functionName: "swapExactTokensForTokens",
+      args: [amountIn, quoted, [usdc, weth], user.address, deadline],
+    } as const;
+    const hash = await wallet.writeContract(swap);
+    const receipt = await client.waitForTransactionReceipt({ hash });
+    expect(receipt.status, receipt.status === "success" ? "" : await whyReverted(DESTINATION, hash)).toBe("success");
     expect(await balanceOf(DESTINATION, weth, user.address)).toBe(before + quoted);
   });
 
