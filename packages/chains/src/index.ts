@@ -2,7 +2,7 @@
 // The vitest fixture lives in "@platform/chains/testing" so production code never imports test tooling.
 
 export { createEventDecoder, type EventDecoder } from "./abi/eventDecoder.ts";
-export { keccak256Hex } from "./abi/keccak.ts";
+export { keccak256Bytes, keccak256Hex } from "./abi/keccak.ts";
 export {
   DEVNET_MNEMONIC,
   type DevnetAccount,
@@ -29,11 +29,13 @@ export {
   type BlockHeader,
   type CreateBlockFetcherParameters,
   createBlockFetcher,
+  type LogFilter,
   RpcError,
   type RpcLog,
 } from "./indexing/blockFetcher.ts";
 export { type FindCommonAncestorParameters, findCommonAncestor } from "./indexing/commonAncestor.ts";
 export { type IndexerLoop, type IndexerLoopParameters, startIndexerLoop } from "./indexing/indexerLoop.ts";
+export { HEX_VALUE, LOG_FIELD, LogsView, scanLogsReply } from "./indexing/logsView.ts";
 export type { Logger } from "./logger.ts";
 export {
   DEVNET_WARNING,

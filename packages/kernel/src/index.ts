@@ -8,7 +8,7 @@ export {
 export { describeConfig, type LoadConfigParameters, loadConfig } from "./config/loadConfig.ts";
 export { type Config, type ConfigKey, options } from "./config/options.ts";
 export { ConfigError } from "./config/parsers.ts";
-export { copyHexField, createCopyLines } from "./db/copyText.ts";
+export { type CopyLines, copyHexField, createCopyLines } from "./db/copyText.ts";
 export { createDatabase, type Database, type Queryable } from "./db/database.ts";
 export { loadMigrations, type Migration, migrate } from "./db/migrate.ts";
 export { createTestDatabase, type TestDatabase } from "./db/testDatabase.ts";

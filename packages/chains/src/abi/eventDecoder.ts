@@ -45,6 +45,13 @@ export interface EventDecoder {
    * const message = decoder.bytesOf("message")(log.data); // "" for an empty message
    */
   bytesOf(name: string): (data: Hex) => string;
+  /**
+   * Where the named single-word parameters sit, for readers of raw log bytes: `topic` (1-based) for an
+   * indexed one, else `head`, its word in the data head.
+   */
+  placesOf(names: readonly string[]): { topic?: number; head: number }[];
+  /** The data head word holding the named non-indexed `bytes` parameter's offset. */
+  bytesPlace(name: string): number;
 }
 
 const wordAt = (hex: string, i: number): string => {
@@ -159,12 +166,16 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
     const head = dynamicBytesPlace(inputs, name, event.name);
     return (data: Hex) => bytesAt(data.slice(2), head, 0);
   };
+  const placesOf = (names: readonly string[]) => names.map((name) => wordPlace(inputs, name, event.name));
+  const bytesPlace = (name: string) => dynamicBytesPlace(inputs, name, event.name);
   if (!fast) {
     return {
       name: event.name,
       selector,
       wordsOf,
       bytesOf,
+      placesOf,
+      bytesPlace,
       decode: (topics, data) =>
         decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
     };
@@ -174,6 +185,8 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
     selector,
     wordsOf,
     bytesOf,
+    placesOf,
+    bytesPlace,
     decode(topics, data) {
       if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
       if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");

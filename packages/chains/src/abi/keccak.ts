@@ -30,3 +30,10 @@ export function keccak256Hex(data: Hex | Uint8Array): Hex {
   const digest = hasher.digest("binary");
   return `0x${Buffer.from(digest.buffer, digest.byteOffset, digest.length).toString("hex")}`;
 }
+
+/** keccak256 of `data` as 32 bytes: for callers that write the digest on themselves (e.g. as COPY hex). */
+export function keccak256Bytes(data: Uint8Array): Uint8Array {
+  hasher.init();
+  hasher.update(data);
+  return hasher.digest("binary");
+}

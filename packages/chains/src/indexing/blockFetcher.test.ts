@@ -25,7 +25,21 @@ describe("createBlockFetcher over HTTP", () => {
         body += c;
       });
       req.on("end", () => {
-        const [call] = JSON.parse(body) as { id: number; method: string }[];
+        const parsed = JSON.parse(body) as { id: number; method: string; params: { fromBlock: string }[] };
+        if (!Array.isArray(parsed)) {
+          // eth_getLogs, sent alone: fromBlock picks the answer.
+          const log = { address: "0x01", topics: ["0x02"], data: "0x", blockNumber: "0x1", blockHash: "0x03" };
+          const replies: Record<string, string> = {
+            // JSON the scanner leaves to JSON.parse: a string with an escaped quote in the log's `data`.
+            "0x1": JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: [log, { ...log, data: 'x"y' }] }),
+            "0x2": JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error: { code: -32005, message: "too many logs" } }),
+            "0x3": JSON.stringify({ jsonrpc: "2.0", id: parsed.id, result: null }),
+            "0x4": "<html>busy</html>",
+          };
+          res.end(replies[parsed.params[0]?.fromBlock ?? ""]);
+          return;
+        }
+        const [call] = parsed;
         const reply =
           call?.method === "eth_blockNumber"
             ? { jsonrpc: "2.0", id: call.id, result: "0x10" }
@@ -43,5 +57,17 @@ describe("createBlockFetcher over HTTP", () => {
     const fetcher = createBlockFetcher({ rpcUrl: url, batchSize: 10, concurrency: 1 });
     expect(await fetcher.blockNumber()).toBe(16n);
     await expect(fetcher.call("eth_call", [])).rejects.toThrow("execution reverted: déjà payé");
+  });
+
+  it("reads eth_getLogs in place, and explains replies that are not a list of logs", async () => {
+    const fetcher = createBlockFetcher({ rpcUrl: url, batchSize: 10, concurrency: 1 });
+    const filter = (from: string) => ({ fromBlock: from as `0x${string}`, toBlock: "0x9" as const });
+    const view = await fetcher.getLogs(filter("0x1"));
+    expect(view.count).toBe(2);
+    expect(view.log(0)).toMatchObject({ address: "0x01", topics: ["0x02"], blockHash: "0x03" });
+    expect(view.hex(1, 1)).toBeUndefined(); // the odd `data` reads as absent
+    await expect(fetcher.getLogs(filter("0x2"))).rejects.toThrow("eth_getLogs: too many logs");
+    await expect(fetcher.getLogs(filter("0x3"))).rejects.toThrow("did not answer a list of logs");
+    await expect(fetcher.getLogs(filter("0x4"))).rejects.toThrow("invalid JSON");
   });
 });

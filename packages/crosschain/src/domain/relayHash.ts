@@ -191,6 +191,37 @@ const word = (n: number) => n.toString(16).padStart(64, "0");
 const TUPLE_OFFSET = word(0x40);
 /** `messageHash` starts after the tuple's 12 head words, and is 32 bytes long. */
 const MESSAGE_HASH_OFFSET_AND_LENGTH = word(12 * 32) + word(32);
+
+/**
+ * Word slots of the internal relay hash's preimage (16 ABI words: the tuple's offset, the destination
+ * chain id, the tuple's 12 head words, then `messageHash` as a 32-byte `bytes`), the layout
+ * {@link internalRelayHashFromWords} writes as hex. For indexers that fill it from a log's bytes.
+ */
+export const RELAY_HASH_SLOT = {
+  destinationChainId: 1,
+  depositor: 2,
+  recipient: 3,
+  exclusiveRelayer: 4,
+  inputToken: 5,
+  outputToken: 6,
+  inputAmount: 7,
+  outputAmount: 8,
+  originChainId: 9,
+  depositId: 10,
+  fillDeadline: 11,
+  exclusivityDeadline: 12,
+  messageHash: 15,
+} as const;
+
+/** A preimage buffer with its constant words in place (offsets, length) and `originChainId` set. */
+export function relayHashPreimage(originChainId: number | bigint): Buffer {
+  const words = Buffer.alloc(16 * 32);
+  words.write(TUPLE_OFFSET, 0, "hex");
+  words.write(uintWord(originChainId), RELAY_HASH_SLOT.originChainId * 32, "hex");
+  words.write(MESSAGE_HASH_OFFSET_AND_LENGTH, 13 * 32, "hex");
+  return words;
+}
+
 const UINT256_LIMIT = 1n << 256n;
 const UINT32_LIMIT = 2 ** 32;
 

@@ -1,9 +1,9 @@
-import { loadArtifact, type RpcLog } from "@platform/chains";
+import { loadArtifact, type RpcLog, scanLogsReply } from "@platform/chains";
 import { type AbiEvent, decodeEventLog, encodeAbiParameters, encodeEventTopics, type Hex, toHex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
 import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
 import type { FundsDepositedArgs } from "../testing/spokePoolActions.ts";
-import { createDepositRows, DEPOSIT_COLUMNS } from "./depositRows.ts";
+import { createDepositRows, DEPOSIT_COLUMNS, isFundsDeposited } from "./depositRows.ts";
 
 const fundsDeposited = (loadArtifact("Ethereum_SpokePool").abi as readonly AbiEvent[]).find(
   (e) => e.type === "event" && e.name === "FundsDeposited",
@@ -46,9 +46,18 @@ const base: FundsDepositedArgs = {
   message: "0x",
 };
 
-const rowsOf = (chainId: number, logs: RpcLog[], time: number) => {
+/** The logs as a node's reply, read in place as the indexer reads it. */
+const viewOf = (logs: unknown[]) => {
+  const view = scanLogsReply(Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, result: logs })));
+  if (!view) throw new Error("the scanner refused the reply");
+  return view;
+};
+
+const rowsOf = (chainId: number, logs: unknown[], time: number) => {
+  const view = viewOf(logs);
   const rows = createDepositRows(chainId);
-  const pushed = logs.map((l) => rows.push(l, { number: 31n, timestamp: time }));
+  const block = { number: 31n, timestamp: time };
+  const pushed = logs.map((_, i) => isFundsDeposited(view, i) && rows.push(view, i, block));
   return { pushed, count: rows.count, lines: Buffer.from(rows.bytes()).toString("latin1") };
 };
 
@@ -145,10 +154,30 @@ describe("createDepositRows", () => {
       { ...good, data: `${good.data.slice(0, -64)}${b32(1000).slice(2)}` as Hex },
       // a destination chain id no bigint column holds (no route leads there; storing it would fail the range)
       rpcLog({ ...base, destinationChainId: 2n ** 63n }),
+      // the message's offset pointing past the data
+      {
+        ...good,
+        data: `${good.data.slice(0, 2 + 64 * 9)}${b32(10_000).slice(2)}${good.data.slice(2 + 64 * 10)}` as Hex,
+      },
+      // values that are not hex: COPY would read a tab or a newline in them as a field or a row
+      { ...good, data: `${good.data.slice(0, 100)}\t\n${good.data.slice(104)}` as Hex },
+      { ...good, topics: [good.topics[0], "0x\tnot hex", ...good.topics.slice(2)] as Hex[] },
+      { ...good, data: null as unknown as Hex },
     ];
     const { pushed, count, lines } = rowsOf(8453, [...bad, good], 1);
     expect(pushed).toEqual([...bad.map(() => false), true]);
     expect(count).toBe(1);
     expect(lines.split("\n")).toHaveLength(2);
+  });
+
+  it("refuses a log without its transaction hash or indexes (a broken reply, read again)", () => {
+    const good = rpcLog(base);
+    for (const broken of [
+      { ...good, transactionHash: undefined },
+      { ...good, logIndex: null },
+      { ...good, transactionIndex: "0xzz" },
+    ]) {
+      expect(() => rowsOf(8453, [broken], 1)).toThrow(/transaction hash or indexes/);
+    }
   });
 });

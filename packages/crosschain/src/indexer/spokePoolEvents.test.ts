@@ -1,4 +1,4 @@
-import { loadArtifact } from "@platform/chains";
+import { type LogsView, loadArtifact, scanLogsReply } from "@platform/chains";
 import { type AbiEvent, encodeAbiParameters, encodeEventTopics, type Hex, type Log, zeroAddress } from "viem";
 import { describe, expect, it } from "vitest";
 import { internalRelayHash, messageHash } from "../domain/relayHash.ts";
@@ -64,10 +64,9 @@ describe("relay hashes of deposits and fills", () => {
       message,
     });
     const rows = createDepositRows(8453);
-    rows.push({ ...depositLog, blockNumber: "0x5", logIndex: "0x0", transactionIndex: "0x0" } as never, {
-      number: 5n,
-      timestamp: 1,
-    });
+    const reply = { result: [{ ...depositLog, blockNumber: "0x5", logIndex: "0x0", transactionIndex: "0x0" }] };
+    const view = scanLogsReply(Buffer.from(JSON.stringify(reply))) as LogsView;
+    expect(rows.push(view, 0, { number: 5n, timestamp: 1 })).toBe(true);
     const depositRelayHash = `0x${Buffer.from(rows.bytes()).toString("latin1").split("\t")[3]?.slice(3)}`;
     const fill = decodeSpokeLog(
       10,

@@ -10,7 +10,8 @@ import {
   createBlockFetcher,
   findCommonAncestor,
   type IndexerLoop,
-  type RpcLog,
+  LOG_FIELD,
+  type LogsView,
   startIndexerLoop,
 } from "@platform/chains";
 import type { Config, Database, Logger } from "@platform/kernel";
@@ -18,7 +19,7 @@ import type { Hex, Log } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
 import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
-import { createDepositRows, FUNDS_DEPOSITED_TOPIC } from "./depositRows.ts";
+import { createDepositRows, isFundsDeposited } from "./depositRows.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
 import {
   CALLS_FAILED_TOPIC,
@@ -120,17 +121,15 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     status.next = next;
   }
 
-  async function getLogs(from: bigint, to: bigint): Promise<RpcLog[]> {
+  async function getLogs(from: bigint, to: bigint): Promise<LogsView> {
     try {
-      const logs = await fetcher.call<RpcLog[]>("eth_getLogs", [
-        {
-          fromBlock: `0x${from.toString(16)}`,
-          toBlock: `0x${to.toString(16)}`,
-          address: addresses,
-          topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
-        },
-      ]);
-      sizeNextRange(to - from + 1n, logs.length);
+      const logs = await fetcher.getLogs({
+        fromBlock: `0x${from.toString(16)}`,
+        toBlock: `0x${to.toString(16)}`,
+        address: addresses,
+        topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
+      });
+      sizeNextRange(to - from + 1n, logs.count);
       return logs;
     } catch (error) {
       // Providers refuse large ranges or result sets in many wordings; halve and let the loop retry.
@@ -163,21 +162,23 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     const blockOf: RangeBlock[] = [];
     const untimed: bigint[] = [];
     let current: RangeBlock | undefined;
-    let currentNumber = "";
-    for (const l of logs) {
-      if (current === undefined || l.blockNumber !== currentNumber || l.blockHash !== current.hash) {
-        const n = BigInt(l.blockNumber);
+    for (let i = 0; i < logs.count; i++) {
+      const { blockNumber, blockHash, blockTimestamp } = LOG_FIELD;
+      if (current === undefined || !logs.same(i, i - 1, blockNumber) || !logs.same(i, i - 1, blockHash)) {
+        const number = logs.hex(i, blockNumber);
+        const hash = logs.hex(i, blockHash);
+        if (!number || !hash) throw new Error("eth_getLogs answered a log without its block");
+        const n = BigInt(number);
         const known = blocks.get(n);
         // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
-        if (known && known.hash !== l.blockHash) throw new Error("chain changed while reading a range");
+        if (known && known.hash !== hash) throw new Error("chain changed while reading a range");
         current = known;
         if (!current) {
-          const timestamp = l.blockTimestamp;
+          const timestamp = logs.hex(i, blockTimestamp);
           if (timestamp === undefined) untimed.push(n);
-          current = { number: n, hash: l.blockHash, timestamp: timestamp === undefined ? 0 : Number(timestamp) };
+          current = { number: n, hash, timestamp: timestamp === undefined ? 0 : Number(timestamp) };
           blocks.set(n, current);
         }
-        currentNumber = l.blockNumber;
       }
       blockOf.push(current);
     }
@@ -188,14 +189,14 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       if (b?.hash !== h.hash) throw new Error("chain changed while reading a range");
       b.timestamp = h.timestamp;
     }
-    const depositRows = createDepositRows(chainId);
+    const depositRows = createDepositRows(chainId, logs.count);
     const facts: (SpokeFact & LogPosition)[] = [];
-    for (let i = 0; i < logs.length; i++) {
-      const l = logs[i] as RpcLog;
-      if (l.topics[0] === FUNDS_DEPOSITED_TOPIC) {
-        depositRows.push(l, blockOf[i] as RangeBlock);
+    for (let i = 0; i < logs.count; i++) {
+      if (isFundsDeposited(logs, i)) {
+        depositRows.push(logs, i, blockOf[i] as RangeBlock);
         continue;
       }
+      const l = logs.log(i);
       const fact = decodeSpokeLog(chainId, {
         ...l,
         blockNumber: BigInt(l.blockNumber),

@@ -28,15 +28,29 @@ export const copyHexField = (hex: string): string => `\\\\x${hex.startsWith("0x"
 export function createCopyLines(initialBytes = 64 * 1024) {
   let buffer = Buffer.allocUnsafe(initialBytes);
   let length = 0;
+  const reserve = (n: number): Buffer => {
+    if (length + n > buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + n));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    return buffer;
+  };
   return {
     /** Appends one finished line (with its `\n`). */
     push(line: string) {
-      if (length + line.length > buffer.length) {
-        const grown = Buffer.allocUnsafe(Math.max(buffer.length * 2, length + line.length));
-        buffer.copy(grown, 0, 0, length);
-        buffer = grown;
-      }
+      reserve(line.length);
       length += buffer.write(line, length, "latin1");
+    },
+    /**
+     * For writers of bytes: room for `n` more bytes at `length` of the returned buffer (which may be a
+     * new one); `advance` then keeps what was written.
+     */
+    reserve,
+    /** Keeps `n` bytes written after `length` into the buffer `reserve` returned. */
+    advance(n: number) {
+      if (length + n > buffer.length) throw new RangeError("advance past the reserved bytes");
+      length += n;
     },
     get length() {
       return length;
@@ -47,3 +61,5 @@ export function createCopyLines(initialBytes = 64 * 1024) {
     },
   };
 }
+
+export type CopyLines = ReturnType<typeof createCopyLines>;
