@@ -16,18 +16,16 @@ let scratch = Buffer.alloc(1024);
 
 /** keccak256 of bytes given as 0x-hex or a byte array; lower-case 0x-hex out. */
 export function keccak256Hex(data: Hex | Uint8Array): Hex {
-  hasher.init();
+  let bytes = data as Uint8Array;
   if (typeof data === "string") {
     const length = (data.length - 2) >>> 1;
     if (length > scratch.length) scratch = Buffer.alloc(length * 2);
     const written = scratch.write(data.slice(2), "hex");
     if (written * 2 !== data.length - 2) throw new TypeError("keccak256Hex: input is not 0x-prefixed hex");
-    hasher.update(scratch.subarray(0, written));
-  } else {
-    hasher.update(data);
+    bytes = scratch.subarray(0, written);
   }
   // The binary digest and Buffer's hex encoder beat hash-wasm's own hex digest.
-  const digest = hasher.digest("binary");
+  const digest = keccak256Bytes(bytes);
   return `0x${Buffer.from(digest.buffer, digest.byteOffset, digest.length).toString("hex")}`;
 }
 

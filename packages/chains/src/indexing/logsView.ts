@@ -137,6 +137,8 @@ export class LogsView {
     };
   }
 
+  // The scanner's writers (below): a view is filled once, by scanLogsReply, and read after.
+
   /** Starts log number `count`, growing the tables when full; returns its index. */
   add(): number {
     const i = this.count++;
@@ -212,18 +214,7 @@ class Scanner {
 
   private logs() {
     this.expect(LBRACKET);
-    this.ws();
-    if (this.b[this.p] === RBRACKET) {
-      this.p++;
-      return;
-    }
-    for (;;) {
-      this.log();
-      this.ws();
-      const c = this.b[this.p++];
-      if (c === RBRACKET) return;
-      if (c !== COMMA) throw new NotUnderstood();
-    }
+    this.sequence(RBRACKET, () => this.log());
   }
 
   private log() {
@@ -246,20 +237,12 @@ class Scanner {
       return;
     }
     this.p++;
-    this.ws();
     let n = 0;
-    if (b[this.p] === RBRACKET) this.p++;
-    else
-      for (;;) {
-        this.ws();
-        if (n < MAX_TOPICS) this.hexValue(i, LOG_FIELD.topic0 + n);
-        else this.skipValue();
-        n++;
-        this.ws();
-        const c = b[this.p++];
-        if (c === RBRACKET) break;
-        if (c !== COMMA) throw new NotUnderstood();
-      }
+    this.sequence(RBRACKET, () => {
+      if (n < MAX_TOPICS) this.hexValue(i, LOG_FIELD.topic0 + n);
+      else this.skipValue();
+      n++;
+    });
     // A topic that is not hex leaves a hole: consumers see it absent and skip the log.
     this.view.setTopicCount(i, n > MAX_TOPICS ? TOO_MANY_TOPICS : n);
   }
@@ -287,17 +270,22 @@ class Scanner {
 
   /** Calls `member` for each `key: value` of an object whose `{` was read, through its `}`. */
   private members(member: () => void) {
+    this.sequence(RBRACE, member);
+  }
+
+  /** Calls `item` for each comma-separated item up to `close` (an array's `]` or an object's `}`), then reads it. */
+  private sequence(close: number, item: () => void) {
     this.ws();
-    if (this.b[this.p] === RBRACE) {
+    if (this.b[this.p] === close) {
       this.p++;
       return;
     }
     for (;;) {
       this.ws();
-      member();
+      item();
       this.ws();
       const c = this.b[this.p++];
-      if (c === RBRACE) return;
+      if (c === close) return;
       if (c !== COMMA) throw new NotUnderstood();
     }
   }

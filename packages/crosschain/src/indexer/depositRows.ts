@@ -15,7 +15,7 @@
 import { HEX_VALUE, keccak256Bytes, LOG_FIELD, type LogsView } from "@platform/chains";
 import { createCopyLines } from "@platform/kernel";
 import type { Hex } from "viem";
-import { RELAY_HASH_SLOT, relayHashPreimage } from "../domain/relayHash.ts";
+import { RELAY_HASH_SLOT, RELAY_WORD_NAMES, relayHashPreimage } from "../domain/relayHash.ts";
 import { spokeEventDecoder } from "./spokePoolEvents.ts";
 
 /** The columns of `crosschain.deposits` a row fills, in COPY order. */
@@ -47,23 +47,12 @@ const fundsDeposited = spokeEventDecoder("FundsDeposited");
 export const FUNDS_DEPOSITED_TOPIC: Hex = fundsDeposited.selector;
 const SELECTOR_DIGITS = Buffer.from(FUNDS_DEPOSITED_TOPIC.slice(2), "latin1");
 
-const WORD_NAMES = [
-  "depositor",
-  "recipient",
-  "exclusiveRelayer",
-  "inputToken",
-  "outputToken",
-  "inputAmount",
-  "outputAmount",
-  "depositId",
-  "fillDeadline",
-  "exclusivityDeadline",
-  "destinationChainId",
-  "quoteTimestamp",
-] as const;
+/** The words a row reads: the relay's (V3RelayData order), then the ones only the row needs. */
+const WORD_NAMES = [...RELAY_WORD_NAMES, "destinationChainId", "quoteTimestamp"] as const;
+type WordName = (typeof WORD_NAMES)[number];
 /** Where each of WORD_NAMES sits: a topic (1-based), else 0 and its data head word. */
 const PLACES = fundsDeposited.placesOf(WORD_NAMES);
-const word = (name: (typeof WORD_NAMES)[number]) => WORD_NAMES.indexOf(name);
+const word = (name: WordName) => WORD_NAMES.indexOf(name);
 const MESSAGE_HEAD = fundsDeposited.bytesPlace("message");
 /** Words the data head takes (the highest head word read, plus one). */
 const HEAD_WORDS = Math.max(MESSAGE_HEAD, ...PLACES.map((p) => (p.topic ? 0 : p.head))) + 1;
@@ -71,21 +60,9 @@ const HEAD_WORDS = Math.max(MESSAGE_HEAD, ...PLACES.map((p) => (p.topic ? 0 : p.
 const TOPICS = 1 + PLACES.filter((p) => p.topic).length;
 
 /** The words copied into the relay hash's preimage: [word index, byte offset in the preimage]. */
-const PREIMAGE_WORDS = (
-  [
-    "destinationChainId",
-    "depositor",
-    "recipient",
-    "exclusiveRelayer",
-    "inputToken",
-    "outputToken",
-    "inputAmount",
-    "outputAmount",
-    "depositId",
-    "fillDeadline",
-    "exclusivityDeadline",
-  ] as const
-).map((name) => [word(name), RELAY_HASH_SLOT[name] * 32] as const);
+const PREIMAGE_WORDS = (["destinationChainId", ...RELAY_WORD_NAMES] as const).map(
+  (name) => [word(name), RELAY_HASH_SLOT[name] * 32] as const,
+);
 const [DEPOSIT_ID, DESTINATION, QUOTE_TIMESTAMP, FILL_DEADLINE, EXCLUSIVITY_DEADLINE, INPUT_AMOUNT, OUTPUT_AMOUNT] = [
   word("depositId"),
   word("destinationChainId"),
@@ -96,8 +73,8 @@ const [DEPOSIT_ID, DESTINATION, QUOTE_TIMESTAMP, FILL_DEADLINE, EXCLUSIVITY_DEAD
   word("outputAmount"),
 ];
 /** The bytes32 words written as bytea columns, in column order. */
-const BYTES32_COLUMNS = ["depositor", "recipient", "exclusiveRelayer", "inputToken", "outputToken"].map((n) =>
-  word(n as (typeof WORD_NAMES)[number]),
+const BYTES32_COLUMNS = (["depositor", "recipient", "exclusiveRelayer", "inputToken", "outputToken"] as const).map(
+  word,
 );
 /** Where each word of the log being written starts in the reply (reused: rows are written one at a time). */
 const at = new Int32Array(WORD_NAMES.length);
