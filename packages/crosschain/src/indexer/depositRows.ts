@@ -166,7 +166,10 @@ export function createDepositRows(originChainId: number, expectedRows = 0): Depo
       if (length < 0 || message + length * 2 > data + dataDigits) return false;
 
       // The relay hash: the preimage's words from the log, the message hash (zero when empty).
-      for (const [k, slot] of PREIMAGE_WORDS) hexToBytes(body, at[k] as number, preimage, slot, 32);
+      for (let w = 0; w < PREIMAGE_WORDS.length; w++) {
+        const [k, slot] = PREIMAGE_WORDS[w] as (typeof PREIMAGE_WORDS)[number];
+        hexToBytes(body, at[k] as number, preimage, slot, 32);
+      }
       const hashSlot = RELAY_HASH_SLOT.messageHash * 32;
       if (length === 0) preimage.fill(0, hashSlot, hashSlot + 32);
       else {
@@ -189,7 +192,8 @@ export function createDepositRows(originChainId: number, expectedRows = 0): Depo
       o += out.write(destination, o, "latin1");
       out[o++] = TAB;
       o = writeByteaFromBytes(out, o, relayHash, 0, 32);
-      for (const k of BYTES32_COLUMNS) o = writeBytea(out, o, body, at[k] as number, 64);
+      for (let c = 0; c < BYTES32_COLUMNS.length; c++)
+        o = writeBytea(out, o, body, at[BYTES32_COLUMNS[c] as number] as number, 64);
       o = writeUint256(out, o, body, at[INPUT_AMOUNT] as number);
       out[o++] = TAB;
       o = writeUint256(out, o, body, at[OUTPUT_AMOUNT] as number);

@@ -136,6 +136,65 @@ it("halves the log range when the RPC refuses it", async () => {
   }
 });
 
+it("reads ranges ahead while earlier ones are written: in order, one eth_getLogs at a time", async () => {
+  const db = await createTestDatabase();
+  try {
+    await migrate(db.db, [...kernelMigrations(), ...crosschainService.migrations]);
+    const fetcher = createBlockFetcher({ rpcUrl: chainA().rpcUrl, batchSize: 50, concurrency: 1 });
+    const events: string[] = [];
+    let rangeTwoRead: () => void = () => {};
+    const rangeTwo = new Promise<void>((resolve) => {
+      rangeTwoRead = resolve;
+    });
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const counting = {
+      ...fetcher,
+      getLogs: async (filter: LogFilter) => {
+        events.push(`read ${Number(filter.fromBlock)}`);
+        if (Number(filter.fromBlock) === 2) rangeTwoRead();
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await fetcher.getLogs(filter);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    const store = createIndexerStore(db.db);
+    const recording = {
+      ...store,
+      appendRange: async (chainId: number, from: bigint, to: bigint, data: Parameters<typeof store.appendRange>[3]) => {
+        events.push(`write ${from}`);
+        // The first range's write waits until the range after next is asked for: only reads ahead get there.
+        if (from === 0n) {
+          let timer: NodeJS.Timeout | undefined;
+          await Promise.race([
+            rangeTwo,
+            new Promise((_, reject) => {
+              timer = setTimeout(() => reject(new Error("range 2 was not read while range 0 was written")), 10_000);
+            }),
+          ]).finally(() => clearTimeout(timer));
+        }
+        return store.appendRange(chainId, from, to, data);
+      },
+    };
+    // Ranges of one block, so that the chain's few blocks make many ranges.
+    const i = createSpokePoolIndexer({ chain: chainA(), store: recording, fetcher: counting, maxRange: 1, logger });
+    await untilCaughtUp(i);
+    const reads = events.filter((e) => e.startsWith("read")).map((e) => Number(e.slice(5)));
+    const writes = events.filter((e) => e.startsWith("write")).map((e) => Number(e.slice(6)));
+    expect(reads).toEqual(reads.map((_, k) => k)); // block 0, 1, 2, … each read once, in order
+    expect(writes).toEqual(reads);
+    expect(maxInFlight).toBe(1);
+    expect(events.indexOf("read 2")).toBeLessThan(events.indexOf("write 1"));
+    const [row] = await db.db.query<{ n: string }>("SELECT count(*) AS n FROM crosschain.deposits");
+    expect(row?.n).toBe("5");
+  } finally {
+    await db.drop();
+  }
+});
+
 it("takes block times from the headers when the node's logs carry no blockTimestamp (nodes before 2025)", async () => {
   const db = await createTestDatabase();
   try {

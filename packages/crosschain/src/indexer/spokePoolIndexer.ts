@@ -38,6 +38,12 @@ const FINALITY_DEPTH = 128n;
  * dense history is read in requests of about this size and a sparse one in ranges up to the maximum.
  */
 export const TARGET_LOGS_PER_RANGE = 4_000;
+/**
+ * Ranges read ahead while catching up. With two, the node answers range N+2 while range N+1 is turned
+ * into rows and range N is written: the three stages (node, indexer, database) run at once instead of
+ * the node idling while a reply is decoded. The ranges' `eth_getLogs` calls go one at a time, in order.
+ */
+const READ_AHEAD = 2;
 
 export interface SpokeIndexerStatus {
   chainId: number;
@@ -75,7 +81,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   const addresses = [chain.spokePool, ...(chain.multicallHandler ? [chain.multicallHandler] : [])];
 
   async function resume(force = false) {
-    prefetched = undefined;
+    ahead.length = 0;
     knownHead = undefined;
     const genesis = await fetcher.block(0n);
     if (!genesis) throw new Error("the RPC has no block 0");
@@ -99,7 +105,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
 
   async function handleReorg() {
     status.reorgs++;
-    prefetched = undefined;
+    ahead.length = 0;
     knownHead = undefined;
     const deepest = next - 1n - FINALITY_DEPTH;
     const ancestor = await findCommonAncestor({
@@ -152,9 +158,14 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
    * the logs: if the chain reorganises in between, the stored tip is the old one and the next step
    * notices it and rolls back.
    */
-  async function readRange(from: bigint, to: bigint) {
-    const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
-    const logs = await getLogs(from, to);
+  async function readRange(from: bigint, to: bigint, after: Promise<unknown> = Promise.resolve()) {
+    const reply = after.then(async () => {
+      const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
+      return { bounds, logs: await getLogs(from, to) };
+    });
+    // A read is "issued" once its RPC calls are done; the next range's calls wait for that, not for the rows.
+    issued = reply.catch(() => {});
+    const { bounds, logs } = await reply;
     const blocks = new Map<bigint, RangeBlock>();
     for (const h of bounds)
       if (h.number >= from) blocks.set(h.number, { number: h.number, hash: h.hash as Hex, timestamp: h.timestamp });
@@ -206,6 +217,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       if (fact) facts.push(fact);
     }
     return {
+      to,
       depositRows,
       facts,
       blocks: [...blocks.values()],
@@ -213,7 +225,19 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       end: bounds.find((h) => h.number === to),
     };
   }
-  let prefetched: { from: bigint; to: bigint; result: ReturnType<typeof readRange> } | undefined;
+  type RangeRead = { from: bigint; to: bigint; result: ReturnType<typeof readRange> };
+  /** Ranges being read ahead of `next`, in order and contiguous. */
+  const ahead: RangeRead[] = [];
+  /** Settles when the RPC calls of the last range read have answered. */
+  let issued: Promise<unknown> = Promise.resolve();
+
+  /** Starts reading the range after `from - 1` (up to the known head), behind the reads already issued. */
+  function readAhead(from: bigint, head: bigint): RangeRead {
+    const to = from + range - 1n < head ? from + range - 1n : head;
+    const result = readRange(from, to, issued);
+    result.catch(() => {}); // a failed read ahead is simply read again by the step that needs it
+    return { from, to, result };
+  }
 
   /** One step: index the next range; true when caught up with the head. */
   async function step(): Promise<boolean> {
@@ -237,25 +261,30 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
       return true;
     }
     status.state = "catching-up";
-    const to = next + range - 1n < head ? next + range - 1n : head;
-    const fetched =
-      prefetched && prefetched.from === next && prefetched.to === to
-        ? await prefetched.result
-        : await readRange(next, to);
-    prefetched = undefined;
-    if (tip && fetched.before?.hash !== tip.hash) {
-      await handleReorg();
-      return false;
+    if (ahead[0]?.from !== next) ahead.length = 0;
+    const current = ahead.shift() ?? readAhead(next, head);
+    // Keep READ_AHEAD ranges in flight while this one is decoded and written.
+    try {
+      let last = ahead.at(-1) ?? current;
+      while (ahead.length < READ_AHEAD && last.to < head) {
+        last = readAhead(last.to + 1n, head);
+        ahead.push(last);
+      }
+      const fetched = await current.result;
+      if (tip && fetched.before?.hash !== tip.hash) {
+        await handleReorg();
+        return false;
+      }
+      return await writeRange(fetched, head);
+    } catch (error) {
+      ahead.length = 0; // the reads behind a failed one follow a range that was not stored
+      throw error;
     }
-    // Read the following range while this one is written.
-    if (to < head) {
-      const from2 = to + 1n;
-      const to2 = from2 + range - 1n < head ? from2 + range - 1n : head;
-      const result = readRange(from2, to2);
-      result.catch(() => {}); // a failed prefetch is simply read again
-      prefetched = { from: from2, to: to2, result };
-    }
-    const { depositRows, facts, blocks, end } = fetched;
+  }
+
+  /** Stores a range read by readRange and moves `next` past it; true when caught up with the head. */
+  async function writeRange(fetched: Awaited<ReturnType<typeof readRange>>, head: bigint): Promise<boolean> {
+    const { depositRows, facts, blocks, end, to } = fetched;
     if (!end) throw new Error(`block ${to} is missing`);
     const failedTxs = new Set(facts.filter((f) => f.kind === "callsFailed").map((f) => f.txHash));
     const data: RangeData = {
