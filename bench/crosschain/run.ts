@@ -81,7 +81,8 @@ if (parts.includes("backfill")) {
     process.stdout.write(
       `backfill of ${r.deposits} deposits (${r.blocks} blocks), median of rounds ${r.rounds.map((x) => `${(x * 100).toFixed(1)} %`).join(", ")}: ${r.indexedDepositsPerSec} deposits/s vs raw eth_getLogs ${r.rawLogsPerSec} logs/s = ${(r.ratio * 100).toFixed(1)} % ` +
         `(in ${r.indexSec} s vs ${r.rawSec} s; CPU s while indexing: indexer ${r.cpuSec.thisProcess}, anvil ${r.cpuSec.anvil}, postgres ${r.cpuSec.postgres}, machine ${r.cpuSec.machine}; raw reads: reader ${r.rawCpuSec.thisProcess}, anvil ${r.rawCpuSec.anvil}); ` +
-        `integrator-id pass ${r.integratorIdPass.depositsPerSec} deposits/s\n`,
+        `integrator-id pass ${r.integratorIdPass.depositsPerSec} deposits/s\n` +
+        `  the same round: node alone ${r.nodeOnlySec} s (backfill = ${(r.ratioToNode * 100).toFixed(1)} % of its rate), indexer without database ${r.noDatabaseSec} s (${(r.noDatabaseRatio * 100).toFixed(1)} % of raw), machine CPU allows ≥ ${r.cpuBoundSec} s\n`,
     );
   }
 }

@@ -10,26 +10,21 @@ import {
   createBlockFetcher,
   findCommonAncestor,
   type IndexerLoop,
-  LOG_FIELD,
-  type LogsView,
   startIndexerLoop,
 } from "@platform/chains";
 import type { Config, Database, Logger } from "@platform/kernel";
-import type { Hex, Log } from "viem";
+import type { Hex } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
 import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
-import { createDepositRows, isFundsDeposited } from "./depositRows.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
 import {
-  CALLS_FAILED_TOPIC,
-  decodeSpokeLog,
-  type LogPosition,
-  SPOKE_TOPICS,
-  type SpokeFact,
-} from "./spokePoolEvents.ts";
-
-type RangeBlock = RangeData["blocks"][number];
+  createRangeReader,
+  LogsRefusedError,
+  type RangeRead,
+  type RangeReader,
+  spokeAddresses,
+} from "./rangeReader.ts";
 
 /** How far back a reorg may reach before the chain is indexed again from its start. */
 const FINALITY_DEPTH = 128n;
@@ -63,6 +58,11 @@ export interface CreateSpokePoolIndexerParameters {
   startBlock?: bigint;
   /** Called after a range with new deposits or fills was stored (e.g. to wake the relayer). */
   onStored?: () => void;
+  /**
+   * Reads ranges (RPC and decoding); by default in this thread with `fetcher`. The platform passes one
+   * on the reader thread (rangeReaderThread.ts).
+   */
+  reader?: RangeReader;
 }
 
 export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
@@ -78,7 +78,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   let knownHead: bigint | undefined;
   let tip: { number: bigint; hash: string } | undefined;
   let resumed = false;
-  const addresses = [chain.spokePool, ...(chain.multicallHandler ? [chain.multicallHandler] : [])];
+  const reader = p.reader ?? createRangeReader({ chainId, addresses: spokeAddresses(chain), fetcher });
 
   async function resume(force = false) {
     ahead.length = 0;
@@ -127,23 +127,6 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     status.next = next;
   }
 
-  async function getLogs(from: bigint, to: bigint): Promise<LogsView> {
-    try {
-      const logs = await fetcher.getLogs({
-        fromBlock: `0x${from.toString(16)}`,
-        toBlock: `0x${to.toString(16)}`,
-        address: addresses,
-        topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
-      });
-      sizeNextRange(to - from + 1n, logs.count);
-      return logs;
-    } catch (error) {
-      // Providers refuse large ranges or result sets in many wordings; halve and let the loop retry.
-      if (range > 1n) range /= 2n;
-      throw error;
-    }
-  }
-
   /** Grows the range towards TARGET_LOGS_PER_RANGE (at most doubling) after a range of `span` blocks gave `count` logs. */
   function sizeNextRange(span: bigint, count: number) {
     const fit = count === 0 ? span * 2n : (span * BigInt(TARGET_LOGS_PER_RANGE)) / BigInt(count);
@@ -151,90 +134,25 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     range = capped < 1n ? 1n : capped > maxRange ? maxRange : capped;
   }
 
-  /**
-   * Everything a range needs from the RPC: its deposits as rows and its other events as facts, the hash
-   * and time of each block they came from, and the headers of the range's last block (the next tip) and
-   * of the block before the range (which must still be our stored tip). The two headers are read BEFORE
-   * the logs: if the chain reorganises in between, the stored tip is the old one and the next step
-   * notices it and rolls back.
-   */
-  async function readRange(from: bigint, to: bigint, after: Promise<unknown> = Promise.resolve()) {
-    const reply = after.then(async () => {
-      const bounds = await fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
-      return { bounds, logs: await getLogs(from, to) };
-    });
-    // A read is "issued" once its RPC calls are done; the next range's calls wait for that, not for the rows.
-    issued = reply.catch(() => {});
-    const { bounds, logs } = await reply;
-    const blocks = new Map<bigint, RangeBlock>();
-    for (const h of bounds)
-      if (h.number >= from) blocks.set(h.number, { number: h.number, hash: h.hash as Hex, timestamp: h.timestamp });
-    // The block of each log; logs come in block order, so each block is looked up once.
-    const blockOf: RangeBlock[] = [];
-    const untimed: bigint[] = [];
-    let current: RangeBlock | undefined;
-    for (let i = 0; i < logs.count; i++) {
-      const { blockNumber, blockHash, blockTimestamp } = LOG_FIELD;
-      if (current === undefined || !logs.same(i, i - 1, blockNumber) || !logs.same(i, i - 1, blockHash)) {
-        const number = logs.hex(i, blockNumber);
-        const hash = logs.hex(i, blockHash);
-        if (!number || !hash) throw new Error("eth_getLogs answered a log without its block");
-        const n = BigInt(number);
-        const known = blocks.get(n);
-        // Logs of one block must agree with each other and with the header we read, or the chain moved: retry.
-        if (known && known.hash !== hash) throw new Error("chain changed while reading a range");
-        current = known;
-        if (!current) {
-          const timestamp = logs.hex(i, blockTimestamp);
-          if (timestamp === undefined) untimed.push(n);
-          current = { number: n, hash, timestamp: timestamp === undefined ? 0 : Number(timestamp) };
-          blocks.set(n, current);
-        }
-      }
-      blockOf.push(current);
+  /** Reads a range through the reader, sizing the next range by its log count (halving when refused). */
+  async function readRange(from: bigint, to: bigint): Promise<RangeRead> {
+    try {
+      const read = await reader.read(from, to);
+      sizeNextRange(to - from + 1n, read.logCount);
+      return read;
+    } catch (error) {
+      if (error instanceof LogsRefusedError && range > 1n) range /= 2n;
+      throw error;
     }
-    // Nodes without `blockTimestamp` in their logs (it came in 2025): read those blocks' headers. The
-    // times are set on the block objects themselves, which blockOf shares, before any row is written.
-    for (const h of untimed.length ? await fetcher.blocksByNumber(untimed) : []) {
-      const b = blocks.get(h.number);
-      if (b?.hash !== h.hash) throw new Error("chain changed while reading a range");
-      b.timestamp = h.timestamp;
-    }
-    const depositRows = createDepositRows(chainId, logs.count);
-    const facts: (SpokeFact & LogPosition)[] = [];
-    for (let i = 0; i < logs.count; i++) {
-      if (isFundsDeposited(logs, i)) {
-        depositRows.push(logs, i, blockOf[i] as RangeBlock);
-        continue;
-      }
-      const l = logs.log(i);
-      const fact = decodeSpokeLog(chainId, {
-        ...l,
-        blockNumber: BigInt(l.blockNumber),
-        logIndex: Number(l.logIndex),
-        transactionIndex: Number(l.transactionIndex),
-      } as unknown as Log);
-      if (fact) facts.push(fact);
-    }
-    return {
-      to,
-      depositRows,
-      facts,
-      blocks: [...blocks.values()],
-      before: bounds.find((h) => h.number === from - 1n),
-      end: bounds.find((h) => h.number === to),
-    };
   }
-  type RangeRead = { from: bigint; to: bigint; result: ReturnType<typeof readRange> };
+  type PendingRead = { from: bigint; to: bigint; result: Promise<RangeRead> };
   /** Ranges being read ahead of `next`, in order and contiguous. */
-  const ahead: RangeRead[] = [];
-  /** Settles when the RPC calls of the last range read have answered. */
-  let issued: Promise<unknown> = Promise.resolve();
+  const ahead: PendingRead[] = [];
 
   /** Starts reading the range after `from - 1` (up to the known head), behind the reads already issued. */
-  function readAhead(from: bigint, head: bigint): RangeRead {
+  function readAhead(from: bigint, head: bigint): PendingRead {
     const to = from + range - 1n < head ? from + range - 1n : head;
-    const result = readRange(from, to, issued);
+    const result = readRange(from, to);
     result.catch(() => {}); // a failed read ahead is simply read again by the step that needs it
     return { from, to, result };
   }
@@ -283,13 +201,13 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
   }
 
   /** Stores a range read by readRange and moves `next` past it; true when caught up with the head. */
-  async function writeRange(fetched: Awaited<ReturnType<typeof readRange>>, head: bigint): Promise<boolean> {
-    const { depositRows, facts, blocks, end, to } = fetched;
+  async function writeRange(fetched: RangeRead, head: bigint): Promise<boolean> {
+    const { deposits, facts, blocks, end, to } = fetched;
     if (!end) throw new Error(`block ${to} is missing`);
     const failedTxs = new Set(facts.filter((f) => f.kind === "callsFailed").map((f) => f.txHash));
     const data: RangeData = {
       blocks,
-      depositRows,
+      deposits,
       fills: facts.filter((f) => f.kind === "fill").map((f) => ({ ...f, callsFailed: failedTxs.has(f.txHash) })),
       slowFills: facts.filter((f) => f.kind === "slowFillRequest"),
       speedUps: facts.filter((f) => f.kind === "speedUp"),
@@ -303,7 +221,7 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
     next = to + 1n;
     tip = { number: to, hash: end.hash };
     status.next = next;
-    if (depositRows.count || data.fills.length) p.onStored?.();
+    if (deposits.count || data.fills.length) p.onStored?.();
     return to >= head;
   }
 

@@ -2,7 +2,7 @@ import { createTestDatabase, kernelMigrations, migrate, type TestDatabase } from
 import type { Hex } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { crosschainService } from "../index.ts";
-import { createDepositRows } from "../indexer/depositRows.ts";
+import { DEPOSIT_COLUMNS } from "../indexer/depositRows.ts";
 import { createIndexerStore, type RangeData } from "./indexerStore.ts";
 
 const b32 = (n: bigint | number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
@@ -23,7 +23,7 @@ it("stores a fill naming chain ids no chain has (anyone may fill any relay data)
   const huge = 2n ** 256n - 1n;
   const data: RangeData = {
     blocks: [{ number: 3n, hash: b32(3), timestamp: 1_700_000_000 }],
-    depositRows: createDepositRows(10),
+    deposits: { columns: DEPOSIT_COLUMNS, count: 0, bytes: new Uint8Array(0) },
     fills: [
       {
         kind: "fill",

@@ -5,7 +5,7 @@
  */
 import { copyHexField, createCopyLines, type Database, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
-import type { DepositRows } from "../indexer/depositRows.ts";
+import type { DepositRowsData, RangeBlock } from "../indexer/rangeReader.ts";
 import type {
   FillFact,
   LogPosition,
@@ -22,9 +22,9 @@ export interface IndexerCheckpoint {
 }
 
 export interface RangeData {
-  blocks: { number: bigint; hash: Hex; timestamp: number }[];
-  /** The range's deposits, already rows (see indexer/depositRows.ts). */
-  depositRows: DepositRows;
+  blocks: RangeBlock[];
+  /** The range's deposits, already COPY rows (see indexer/depositRows.ts). */
+  deposits: DepositRowsData;
   fills: (FillFact & LogPosition & { callsFailed: boolean })[];
   slowFills: (SlowFillRequestFact & LogPosition)[];
   speedUps: (SpeedUpFact & LogPosition)[];
@@ -96,7 +96,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     );
   }
   const time = (n: bigint) => ts.get(n) ?? 0;
-  await bulkInsert(tx, "deposits", data.depositRows.columns, data.depositRows.bytes());
+  await bulkInsert(tx, "deposits", data.deposits.columns, data.deposits.bytes);
   const fills = createCopyLines();
   for (const x of data.fills) {
     fills.push(
