@@ -54,3 +54,10 @@ export {
   devnetBlockTime,
   getChain,
 } from "./registry.ts";
+export {
+  type ModuleThread,
+  serveRequests,
+  startModuleThread,
+  type ThreadAnswer,
+  ThreadError,
+} from "./threads/moduleThread.ts";

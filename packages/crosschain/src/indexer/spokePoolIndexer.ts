@@ -20,6 +20,7 @@ import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
 import {
   createRangeReader,
+  createThreadedRangeReader,
   LogsRefusedError,
   type RangeRead,
   type RangeReader,
@@ -263,12 +264,18 @@ export function startSpokePoolIndexers(p: {
   const store = createIndexerStore(p.db);
   const integratorIds = createIntegratorIdStore(p.db);
   const loops: IndexerLoop[] = [];
+  const readers: RangeReader[] = [];
   const indexers = p.chains.map((chain) => {
     const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 });
+    const reader = p.config.crosschainReaderThread
+      ? createThreadedRangeReader({ chainId: chain.chainId, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl })
+      : createRangeReader({ chainId: chain.chainId, addresses: spokeAddresses(chain), fetcher });
+    readers.push(reader);
     const indexer = createSpokePoolIndexer({
       chain,
       store,
       fetcher,
+      reader,
       maxRange: p.config.crosschainLogRange,
       logger: p.logger,
       onStored: p.onStored,
@@ -290,6 +297,7 @@ export function startSpokePoolIndexers(p: {
     async stop() {
       controller.abort();
       await Promise.all(loops.map((l) => l.done));
+      await Promise.all(readers.map((r) => r.close()));
       for (const i of indexers) i.status.state = "stopped";
     },
   };

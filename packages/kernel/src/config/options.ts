@@ -115,6 +115,13 @@ export const options = {
     description: "Largest eth_getLogs block range the indexer asks for (it halves on RPC range errors).",
     parse: parseInt_(1, 1_000_000),
   }),
+  crosschainReaderThread: option({
+    env: "CROSSCHAIN_READER_THREAD",
+    default: true,
+    description:
+      "Read and decode the SpokePool indexers' eth_getLogs replies on a thread of their own, so a backfill does not stall the APIs' event loop.",
+    parse: parseBool,
+  }),
   crosschainRoutesFile: option<string | undefined>({
     env: "CROSSCHAIN_ROUTES_FILE",
     default: undefined,

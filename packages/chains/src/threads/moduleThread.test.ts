@@ -1,0 +1,52 @@
+import { isMainThread } from "node:worker_threads";
+import { afterEach, expect, it } from "vitest";
+import { type ModuleThread, serveRequests, startModuleThread } from "./moduleThread.ts";
+
+const fixture = new URL("./moduleThread.fixture.ts", import.meta.url);
+let thread: ModuleThread | undefined;
+afterEach(async () => {
+  await thread?.close();
+});
+
+it("runs a TypeScript module on a thread and answers its requests in kind (bigints, nested data)", async () => {
+  thread = startModuleThread(fixture);
+  const value = { n: 2n ** 70n, list: [1, "two", { three: 3n }] };
+  expect(await thread.request({ kind: "echo", value })).toEqual(value);
+  const many = await Promise.all([1, 2, 3].map((n) => thread?.request({ kind: "echo", value: n })));
+  expect(many).toEqual([1, 2, 3]);
+});
+
+it("moves bytes the module hands back", async () => {
+  thread = startModuleThread(fixture);
+  const bytes = await thread.request<Uint8Array>({ kind: "bytes", n: 100_000 });
+  expect(bytes.length).toBe(100_000);
+  expect(bytes[99_999]).toBe(7);
+});
+
+it("rejects with the module's error name and message", async () => {
+  thread = startModuleThread(fixture);
+  await expect(thread.request({ kind: "fail" })).rejects.toMatchObject({
+    name: "RangeError",
+    message: "asked to fail",
+  });
+  expect(await thread.request({ kind: "echo", value: "still there" })).toBe("still there");
+});
+
+it("a thread that dies rejects what it was asked, and the next request starts it again", async () => {
+  thread = startModuleThread(fixture);
+  await expect(thread.request({ kind: "die" })).rejects.toThrow(/exit code 3/);
+  expect(await thread.request({ kind: "echo", value: "again" })).toBe("again");
+});
+
+it("close() rejects the requests still open", async () => {
+  thread = startModuleThread(fixture);
+  const open = thread.request({ kind: "hang" });
+  await thread.close();
+  await expect(open).rejects.toThrow("thread closed");
+  thread = undefined;
+});
+
+it("serveRequests refuses to run on the main thread", () => {
+  expect(isMainThread).toBe(true);
+  expect(() => serveRequests(async () => ({ value: 1 }))).toThrow(/module thread/);
+});

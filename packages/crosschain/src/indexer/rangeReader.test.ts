@@ -1,0 +1,117 @@
+/**
+ * The range reader on the reader thread gives exactly what the in-process one gives (deposit rows byte
+ * for byte, fill facts, blocks, bounding headers) on a real devnet chain, and passes on a node's refusal
+ * of a log range as LogsRefusedError, so that the indexer halves the range in both cases.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createBlockFetcher } from "@platform/chains";
+import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
+import { parseUnits } from "viem";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { spokeChains } from "../deployments.ts";
+import { contextChains, fillDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
+import {
+  createRangeReader,
+  createThreadedRangeReader,
+  LogsRefusedError,
+  type RangeReader,
+  spokeAddresses,
+} from "./rangeReader.ts";
+
+const A = 8453;
+const B = 10;
+let f: DevnetFixture;
+let refusing: Server;
+let refusingUrl: string;
+const readers: RangeReader[] = [];
+
+beforeAll(async () => {
+  f = await startDevnetFixture({ chainIds: [A, B] });
+  for (let i = 0; i < 3; i++) {
+    const deposit = await makeDeposit(f, {
+      origin: A,
+      destination: B,
+      inputAmount: parseUnits("2", 6),
+      outputAmount: parseUnits("1.9", 6),
+      user: i,
+      message: i === 2 ? "0x1234" : undefined,
+    });
+    // A deposit from B to A, filled on A: the range of A then holds a FilledRelay too.
+    if (i === 0) {
+      const back = await makeDeposit(f, {
+        origin: B,
+        destination: A,
+        inputAmount: parseUnits("2", 6),
+        outputAmount: parseUnits("1.9", 6),
+        user: 1,
+      });
+      await fillDeposit(f, back);
+    }
+    expect(deposit.depositId).toBeDefined();
+  }
+  // A node that answers everything but refuses eth_getLogs, as providers do for large ranges.
+  const upstream = f.chain(A).rpcUrl;
+  refusing = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => {
+      body += c;
+    });
+    req.on("end", async () => {
+      const parsed = JSON.parse(body) as { id: number; method?: string };
+      res.setHeader("content-type", "application/json");
+      if (!Array.isArray(parsed) && parsed.method === "eth_getLogs") {
+        const error = { code: -32005, message: "query returned more than 10000 results" };
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error }));
+        return;
+      }
+      const answer = await fetch(upstream, { method: "POST", body, headers: { "content-type": "application/json" } });
+      res.end(await answer.text());
+    });
+  });
+  await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+  refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await Promise.all(readers.map((r) => r.close()));
+  refusing?.close();
+  await f?.stop();
+});
+
+const chainA = () =>
+  spokeChains(contextChains(f)).find((c) => c.chainId === A) as ReturnType<typeof spokeChains>[number];
+
+function readersOn(rpcUrl: string) {
+  const chain = chainA();
+  const fetcher = createBlockFetcher({ rpcUrl, batchSize: 50, concurrency: 1 });
+  const local = createRangeReader({ chainId: A, addresses: spokeAddresses(chain), fetcher });
+  const threaded = createThreadedRangeReader({ chainId: A, addresses: spokeAddresses(chain), rpcUrl });
+  readers.push(local, threaded);
+  return { local, threaded };
+}
+
+it("reads the same range on the thread as in process: rows byte for byte, facts, blocks and headers", async () => {
+  const { local, threaded } = readersOn(f.chain(A).rpcUrl);
+  const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 }); // viem caches it otherwise
+  const [here, there] = await Promise.all([local.read(0n, head), threaded.read(0n, head)]);
+  expect(here.deposits.count).toBe(3);
+  expect(here.facts.filter((x) => x.kind === "fill")).toHaveLength(1);
+  expect(Buffer.from(there.deposits.bytes).equals(Buffer.from(here.deposits.bytes))).toBe(true);
+  expect({ ...there, deposits: { ...there.deposits, bytes: null } }).toEqual({
+    ...here,
+    deposits: { ...here.deposits, bytes: null },
+  });
+  // Reads in a row, in order: the thread keeps one reader per chain.
+  const halves = await Promise.all([threaded.read(0n, head / 2n), threaded.read(head / 2n + 1n, head)]);
+  expect(halves[0].deposits.count + halves[1].deposits.count).toBe(3);
+});
+
+it("a node refusing the log range rejects with LogsRefusedError, on the thread as in process", async () => {
+  const { local, threaded } = readersOn(refusingUrl);
+  for (const reader of [local, threaded]) {
+    const refused = reader.read(0n, 10n);
+    await expect(refused).rejects.toBeInstanceOf(LogsRefusedError);
+    await expect(refused).rejects.toThrow("more than 10000 results");
+  }
+});

@@ -1,0 +1,36 @@
+/**
+ * Runs on the reader thread (see createThreadedRangeReader in rangeReader.ts): reads and decodes ranges
+ * for the indexers of every chain, each with its own RPC client, and moves the deposit rows' bytes back.
+ */
+import { createBlockFetcher, serveRequests } from "@platform/chains";
+import type { Hex } from "viem";
+import { createRangeReader, type RangeReader } from "./rangeReader.ts";
+
+/** A request of the indexer thread: read a range of a chain, or forget a chain's reader. */
+export type RangeReaderRequest =
+  | { kind: "read"; chainId: number; rpcUrl: string; addresses: Hex[]; from: bigint; to: bigint }
+  | { kind: "close"; chainId: number; rpcUrl: string };
+
+const readers = new Map<string, RangeReader>();
+const keyOf = (r: { chainId: number; rpcUrl: string }) => `${r.chainId} ${r.rpcUrl}`;
+
+serveRequests(async (request: RangeReaderRequest) => {
+  const key = keyOf(request);
+  if (request.kind === "close") {
+    await readers.get(key)?.close();
+    readers.delete(key);
+    return { value: null };
+  }
+  let reader = readers.get(key);
+  if (!reader) {
+    const fetcher = createBlockFetcher({ rpcUrl: request.rpcUrl, batchSize: 100, concurrency: 1 });
+    reader = createRangeReader({ chainId: request.chainId, addresses: request.addresses, fetcher });
+    readers.set(key, reader);
+  }
+  const read = await reader.read(request.from, request.to);
+  // The rows' buffer is the reader's own allocation (≥ 64 KiB, never Buffer's shared pool): moved, not copied.
+  const bytes = read.deposits.bytes;
+  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength >= 64 * 1024;
+  const moved = own ? bytes : bytes.slice();
+  return { value: { ...read, deposits: { ...read.deposits, bytes: moved } }, transfer: [moved.buffer as ArrayBuffer] };
+});
