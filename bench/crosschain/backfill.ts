@@ -4,10 +4,11 @@
  * as a ratio to the raw `eth_getLogs` rate of the same node with the same query, range size and RPC client
  * (goal ≥ 70 %); then the integrator-id pass over the stored deposits, timed on its own.
  *
- * The backfill runs as `platform start` runs it: ranges read on the reader thread, rows written from the
- * main thread. Each round also times what it is made of, so the ratio can be read: the node alone (the
- * same requests, replies read whole and dropped), the read path (the node plus our reply scan, on a
- * thread as the indexer reads: the ratio's baseline), the indexer with a store that discards its rows
+ * The backfill runs as `platform start` runs it: ranges read on the reader threads (CROSSCHAIN_READER_THREADS,
+ * default 2), rows written from the main thread. Each round also times what it is made of, so the ratio
+ * can be read: the node alone (the same requests, replies read whole and dropped), the read path (the
+ * node plus our reply scan, on as many threads as the indexer reads on, each one request at a time: the
+ * ratio's baseline, with the indexer's own concurrency), the indexer with a store that discards its rows
  * (reading and decoding without PostgreSQL), and the backfill with ranges read in the main thread, with
  * the main thread's event-loop delay in both. bench/README, "Reading the crosschain backfill ratio",
  * explains what they show.
@@ -29,7 +30,7 @@ import { startDevnetFixture } from "@platform/chains/testing";
 import { rpc } from "@platform/chainstats/testing";
 import { crosschainService } from "@platform/crosschain";
 import { contextChains, mineDeposits } from "@platform/crosschain/testing";
-import { createDatabase, createLogger, kernelMigrations, migrate } from "@platform/kernel";
+import { createDatabase, createLogger, kernelMigrations, loadConfig, migrate } from "@platform/kernel";
 import { createRpcTransport } from "../../packages/chains/src/indexing/rpcTransport.ts";
 import { type SpokeChain, spokeChains } from "../../packages/crosschain/src/deployments.ts";
 import { createIntegratorIdPass } from "../../packages/crosschain/src/indexer/integratorIds.ts";
@@ -88,15 +89,33 @@ const logFilter = (chain: SpokeChain, from: bigint, to: bigint): LogFilter => ({
   topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
 });
 
-/** Calls `read` for each range of `blockRange` blocks up to `head`, one after the other, and times the whole. */
-async function timeRanges(head: bigint, blockRange: bigint, read: (from: bigint, to: bigint) => Promise<number>) {
+/**
+ * Calls `read(lane, from, to)` for each range of `blockRange` blocks up to `head` and times the whole:
+ * range i on lane i mod `lanes`, each lane one range at a time (as the indexer spreads ranges over its
+ * reader threads, with one eth_getLogs per thread in flight).
+ */
+async function timeRanges(
+  head: bigint,
+  blockRange: bigint,
+  lanes: number,
+  read: (lane: number, from: bigint, to: bigint) => Promise<number>,
+) {
+  const ranges: [bigint, bigint][] = [];
+  for (let from = 0n; from <= head; from += blockRange)
+    ranges.push([from, from + blockRange - 1n < head ? from + blockRange - 1n : head]);
   const cpu = cpuMeter(["anvil"]);
   const started = performance.now();
   let logs = 0;
-  for (let from = 0n; from <= head; from += blockRange) {
-    const to = from + blockRange - 1n < head ? from + blockRange - 1n : head;
-    logs += await read(from, to);
-  }
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      for (let i = lane; i < ranges.length; i += lanes) {
+        const [from, to] = ranges[i] as [bigint, bigint];
+        // Not `logs += await …`: that reads `logs` before the await and loses the other lanes' counts.
+        const n = await read(lane, from, to);
+        logs += n;
+      }
+    }),
+  );
   return { logs, sec: (performance.now() - started) / 1000, cpuSec: cpu.read() };
 }
 
@@ -105,9 +124,9 @@ async function timeRanges(head: bigint, blockRange: bigint, read: (from: bigint,
  * indexer's own read path (same HTTP, the same in-place read of the reply) on a module thread, where the
  * indexer reads too (readPathThread.ts); nothing else.
  */
-function rawReads(thread: ModuleThread, chain: SpokeChain, head: bigint, blockRange: bigint) {
-  return timeRanges(head, blockRange, (from, to) =>
-    thread.request<number>({ rpcUrl: chain.rpcUrl, filter: logFilter(chain, from, to) }),
+function rawReads(threads: ModuleThread[], chain: SpokeChain, head: bigint, blockRange: bigint) {
+  return timeRanges(head, blockRange, threads.length, (lane, from, to) =>
+    (threads[lane] as ModuleThread).request<number>({ rpcUrl: chain.rpcUrl, filter: logFilter(chain, from, to) }),
   );
 }
 
@@ -115,10 +134,10 @@ function rawReads(thread: ModuleThread, chain: SpokeChain, head: bigint, blockRa
  * The node alone: the same requests over the same HTTP transport, each reply read whole and dropped
  * (no scan, no JSON), so the time is the node's plus the bytes' transfer. Reports bytes, not logs.
  */
-function nodeReads(chain: SpokeChain, head: bigint, blockRange: bigint) {
+function nodeReads(chain: SpokeChain, head: bigint, blockRange: bigint, lanes: number) {
   const post = createRpcTransport({ url: chain.rpcUrl, timeoutMs: 120_000 });
   let id = 0;
-  return timeRanges(head, blockRange, async (from, to) => {
+  return timeRanges(head, blockRange, lanes, async (_lane, from, to) => {
     const body = JSON.stringify({
       jsonrpc: "2.0",
       id: ++id,
@@ -129,11 +148,14 @@ function nodeReads(chain: SpokeChain, head: bigint, blockRange: bigint) {
   });
 }
 
-/** A range reader as the platform runs it (on the reader thread), or in this thread. */
+/** Reader threads as `platform start` has them (CROSSCHAIN_READER_THREADS, default 2). */
+const READER_THREADS = loadConfig({ env: process.env }).crosschainReaderThreads;
+
+/** A range reader as the platform runs it (on the reader threads), or in this thread. */
 function readerFor(chain: SpokeChain, fetcher: BlockFetcher, threaded: boolean): RangeReader {
   const addresses = spokeAddresses(chain);
-  return threaded
-    ? createThreadedRangeReader({ chainId: chain.chainId, addresses, rpcUrl: chain.rpcUrl })
+  return threaded && READER_THREADS > 0
+    ? createThreadedRangeReader({ chainId: chain.chainId, addresses, rpcUrl: chain.rpcUrl, threads: READER_THREADS })
     : createRangeReader({ chainId: chain.chainId, addresses, fetcher });
 }
 
@@ -198,15 +220,24 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
     const cpus = availableParallelism();
     // Both threads start once, before any timing, as they do once per platform process: the reader
     // thread is held by a reader kept open across the rounds (the indexers' readers share it).
-    const readPath = startModuleThread(new URL("./readPathThread.ts", import.meta.url));
-    const warm = createThreadedRangeReader({ chainId: CHAIN, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl });
-    await Promise.all([warm.read(0n, 0n), rawReads(readPath, chain, 0n, 1n)]);
+    // The baseline reads with the indexer's concurrency: one thread per reader thread.
+    const lanes = Math.max(1, READER_THREADS);
+    const readPath = Array.from({ length: lanes }, () =>
+      startModuleThread(new URL("./readPathThread.ts", import.meta.url)),
+    );
+    const warm = createThreadedRangeReader({
+      chainId: CHAIN,
+      addresses: spokeAddresses(chain),
+      rpcUrl: chain.rpcUrl,
+      threads: Math.max(1, READER_THREADS),
+    });
+    await Promise.all([warm.read(0n, 0n), warm.read(1n, 1n), rawReads(readPath, chain, 1n, 1n)]);
     const results = [];
     let last: Awaited<ReturnType<typeof indexFromScratch>> | undefined;
     const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
     for (let round = 0; round < rounds; round++) {
       await last?.db.close();
-      const nodeOnly = await nodeReads(chain, head, blockRange);
+      const nodeOnly = await nodeReads(chain, head, blockRange, lanes);
       const raw = await rawReads(readPath, chain, head, blockRange);
       const noDatabase = await indexWithoutDatabase(chain, range);
       const inProcess = await indexFromScratch(chain, range, false);
@@ -241,7 +272,7 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
       );
     }
     await warm.close();
-    await readPath.close();
+    await Promise.all(readPath.map((t) => t.close()));
     if (!last) throw new Error("no round ran");
     const { db, fetcher, logger, deposits } = last;
     const pass = createIntegratorIdPass({ chainId: CHAIN, store: createIntegratorIdStore(db), fetcher, logger });

@@ -107,6 +107,31 @@ it("reads the same range on the thread as in process: rows byte for byte, facts,
   expect(halves[0].deposits.count + halves[1].deposits.count).toBe(3);
 });
 
+it("spreads successive ranges over several threads, which together read what one does", async () => {
+  const chain = chainA();
+  const two = createThreadedRangeReader({
+    chainId: A,
+    addresses: spokeAddresses(chain),
+    rpcUrl: chain.rpcUrl,
+    threads: 2,
+  });
+  readers.push(two);
+  const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
+  const one = createThreadedRangeReader({
+    chainId: A,
+    addresses: spokeAddresses(chain),
+    rpcUrl: chain.rpcUrl,
+  });
+  readers.push(one);
+  const whole = await one.read(0n, head);
+  const ranges = Array.from({ length: Number(head) + 1 }, (_, n) => two.read(BigInt(n), BigInt(n)));
+  const parts = await Promise.all(ranges);
+  expect(parts.map((r) => r.to)).toEqual(Array.from({ length: Number(head) + 1 }, (_, n) => BigInt(n)));
+  const rows = Buffer.concat(parts.map((r) => r.deposits.bytes));
+  expect(rows.equals(Buffer.from(whole.deposits.bytes))).toBe(true);
+  expect(parts.flatMap((r) => r.facts)).toEqual(whole.facts);
+});
+
 it("a node refusing the log range rejects with LogsRefusedError, on the thread as in process", async () => {
   const { local, threaded } = readersOn(refusingUrl);
   for (const reader of [local, threaded]) {

@@ -5,8 +5,9 @@
  * process or on the reader thread (rangeReaderThread.ts), and its result crosses threads as it is
  * (plain data, bigints, and the rows' bytes moved, not copied).
  *
- * Reads are issued in call order, one at a time: the next range's RPC calls start when the previous
- * one's have answered, not when it was decoded, so the node answers range N+1 while range N is decoded.
+ * A reader issues its reads in call order, one at a time: the next range's RPC calls start when the
+ * previous one's have answered, not when it was decoded, so the node answers range N+1 while range N
+ * is decoded.
  *
  * @example
  * const reader = createRangeReader({ chainId: 8453, addresses: [spokePool], fetcher });
@@ -99,34 +100,47 @@ export function createRangeReader(p: RangeReaderParameters): RangeReader {
 }
 
 /**
- * The process's reader thread, shared by the indexers of every chain (one thread, not one per chain:
- * each thread carries its own copy of the decoders and RPC clients), started with the first reader and
- * stopped with the last.
+ * The process's reader threads, shared by the indexers of every chain (not one per chain: each thread
+ * carries its own copy of the decoders and RPC clients), started with the first reader and stopped with
+ * the last.
  */
-let shared: { thread: ModuleThread; users: number } | undefined;
+let pool: { threads: ModuleThread[]; users: number } | undefined;
+
+export interface ThreadedRangeReaderParameters extends Omit<RangeReaderParameters, "fetcher"> {
+  rpcUrl: string;
+  /** Reader threads to spread ranges over (1 by default): range i goes to thread i mod threads. */
+  threads?: number;
+}
 
 /**
- * A reader on the reader thread: the RPC replies' transfer, scan and decoding (the backfill's heaviest
- * work) leave the indexer's thread, which only writes, and its small heap collects the replies' garbage
- * cheaply (bench/README, "Reading the crosschain backfill ratio"). Same results as createRangeReader.
+ * A reader on the reader threads: the RPC replies' transfer, scan and decoding (the backfill's heaviest
+ * work) leave the indexer's thread, which only writes, so a backfill does not stall the APIs sharing
+ * its event loop; with several threads, successive ranges are read and decoded at once (each thread
+ * keeps its own reads in order, so `threads` eth_getLogs at most are in flight). Same results as
+ * createRangeReader (bench/README, "Reading the crosschain backfill ratio").
  */
-export function createThreadedRangeReader(p: Omit<RangeReaderParameters, "fetcher"> & { rpcUrl: string }): RangeReader {
-  shared ??= { thread: startModuleThread(new URL("./rangeReaderThread.ts", import.meta.url)), users: 0 };
-  const mine = shared;
+export function createThreadedRangeReader(p: ThreadedRangeReaderParameters): RangeReader {
+  const count = Math.max(1, p.threads ?? 1);
+  pool ??= { threads: [], users: 0 };
+  const mine = pool;
+  while (mine.threads.length < count) {
+    mine.threads.push(startModuleThread(new URL("./rangeReaderThread.ts", import.meta.url)));
+  }
+  const threads = mine.threads.slice(0, count);
   mine.users++;
+  let turn = 0;
   let closed = false;
   const chain = { chainId: p.chainId, rpcUrl: p.rpcUrl };
   return {
     async read(from, to) {
+      const thread = threads[turn++ % threads.length] as ModuleThread;
       const request: RangeReaderRequest = { kind: "read", ...chain, addresses: [...p.addresses], from, to };
       try {
-        const read = await mine.thread.request<RangeRead>(request);
+        const read = await thread.request<RangeRead>(request);
         const { bytes } = read.deposits;
         // As a Buffer (no copy), which both database drivers' COPY paths take.
-        return {
-          ...read,
-          deposits: { ...read.deposits, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) },
-        };
+        const asBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+        return { ...read, deposits: { ...read.deposits, bytes: asBuffer } };
       } catch (error) {
         if ((error as Error).name === "LogsRefusedError") throw new LogsRefusedError((error as Error).message);
         throw error;
@@ -135,10 +149,11 @@ export function createThreadedRangeReader(p: Omit<RangeReaderParameters, "fetche
     async close() {
       if (closed) return;
       closed = true;
-      await mine.thread.request({ kind: "close", ...chain } satisfies RangeReaderRequest).catch(() => {});
+      const forget: RangeReaderRequest = { kind: "close", ...chain };
+      await Promise.all(threads.map((t) => t.request(forget).catch(() => {})));
       if (--mine.users === 0) {
-        if (shared === mine) shared = undefined;
-        await mine.thread.close();
+        if (pool === mine) pool = undefined;
+        await Promise.all(mine.threads.map((t) => t.close()));
       }
     },
   };

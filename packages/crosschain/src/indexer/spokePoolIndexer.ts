@@ -267,9 +267,11 @@ export function startSpokePoolIndexers(p: {
   const readers: RangeReader[] = [];
   const indexers = p.chains.map((chain) => {
     const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 });
-    const reader = p.config.crosschainReaderThread
-      ? createThreadedRangeReader({ chainId: chain.chainId, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl })
-      : createRangeReader({ chainId: chain.chainId, addresses: spokeAddresses(chain), fetcher });
+    const threads = p.config.crosschainReaderThreads;
+    const addresses = spokeAddresses(chain);
+    const reader = threads
+      ? createThreadedRangeReader({ chainId: chain.chainId, addresses, rpcUrl: chain.rpcUrl, threads })
+      : createRangeReader({ chainId: chain.chainId, addresses, fetcher });
     readers.push(reader);
     const indexer = createSpokePoolIndexer({
       chain,

@@ -115,12 +115,12 @@ export const options = {
     description: "Largest eth_getLogs block range the indexer asks for (it halves on RPC range errors).",
     parse: parseInt_(1, 1_000_000),
   }),
-  crosschainReaderThread: option({
-    env: "CROSSCHAIN_READER_THREAD",
-    default: true,
+  crosschainReaderThreads: option({
+    env: "CROSSCHAIN_READER_THREADS",
+    default: 2,
     description:
-      "Read and decode the SpokePool indexers' eth_getLogs replies on a thread of their own, so a backfill does not stall the APIs' event loop.",
-    parse: parseBool,
+      "Threads the SpokePool indexers read and decode eth_getLogs replies on (successive ranges spread over them, one eth_getLogs per thread at a time); 0 reads in the main thread, which a backfill then stalls.",
+    parse: parseInt_(0, 16),
   }),
   crosschainRoutesFile: option<string | undefined>({
     env: "CROSSCHAIN_ROUTES_FILE",
