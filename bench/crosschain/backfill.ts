@@ -18,19 +18,20 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { gunzipSync } from "node:zlib";
-import {
-  type BlockFetcher,
-  createBlockFetcher,
-  type LogFilter,
-  type ModuleThread,
-  startAnvil,
-  startModuleThread,
-} from "@platform/chains";
+import { type BlockFetcher, createBlockFetcher, type LogFilter, startAnvil } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { rpc } from "@platform/chainstats/testing";
 import { crosschainService } from "@platform/crosschain";
 import { contextChains, mineDeposits } from "@platform/crosschain/testing";
-import { createDatabase, createLogger, kernelMigrations, loadConfig, migrate } from "@platform/kernel";
+import {
+  createDatabase,
+  createLogger,
+  kernelMigrations,
+  loadConfig,
+  type ModuleThread,
+  migrate,
+  startModuleThread,
+} from "@platform/kernel";
 import { createRpcTransport } from "../../packages/chains/src/indexing/rpcTransport.ts";
 import { type SpokeChain, spokeChains } from "../../packages/crosschain/src/deployments.ts";
 import { createIntegratorIdPass } from "../../packages/crosschain/src/indexer/integratorIds.ts";

@@ -3,7 +3,8 @@
  * own read path (BlockFetcher.getLogs: the same HTTP transport and in-place scan of the reply), on a
  * thread as the indexer's reads run (indexer/rangeReaderThread.ts), answering the count of logs.
  */
-import { createBlockFetcher, type LogFilter, serveRequests } from "@platform/chains";
+import { createBlockFetcher, type LogFilter } from "@platform/chains";
+import { serveRequests } from "@platform/kernel";
 
 const fetchers = new Map<string, ReturnType<typeof createBlockFetcher>>();
 

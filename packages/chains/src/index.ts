@@ -54,10 +54,3 @@ export {
   devnetBlockTime,
   getChain,
 } from "./registry.ts";
-export {
-  type ModuleThread,
-  serveRequests,
-  startModuleThread,
-  type ThreadAnswer,
-  ThreadError,
-} from "./threads/moduleThread.ts";

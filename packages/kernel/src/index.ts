@@ -29,3 +29,10 @@ import { loadMigrations } from "./db/migrate.ts";
 /** The platform schema's own migrations (API keys), applied before any service's. */
 export const kernelMigrations = () => loadMigrations("platform", new URL("../migrations", import.meta.url).pathname);
 export { startTestService, type TestService } from "./testing/startTestService.ts";
+export {
+  type ModuleThread,
+  serveRequests,
+  startModuleThread,
+  type ThreadAnswer,
+  ThreadError,
+} from "./threads/moduleThread.ts";

@@ -13,14 +13,8 @@
  * const reader = createRangeReader({ chainId: 8453, addresses: [spokePool], fetcher });
  * const range = await reader.read(100n, 132n); // range.deposits.bytes: COPY lines of crosschain.deposits
  */
-import {
-  type BlockFetcher,
-  type BlockHeader,
-  LOG_FIELD,
-  type LogsView,
-  type ModuleThread,
-  startModuleThread,
-} from "@platform/chains";
+import { type BlockFetcher, type BlockHeader, LOG_FIELD, type LogsView } from "@platform/chains";
+import { type ModuleThread, startModuleThread } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import { createDepositRows, DEPOSIT_COLUMNS, isFundsDeposited } from "./depositRows.ts";
 import type { RangeReaderRequest } from "./rangeReaderThread.ts";

@@ -2,7 +2,8 @@
  * Runs on the reader thread (see createThreadedRangeReader in rangeReader.ts): reads and decodes ranges
  * for the indexers of every chain, each with its own RPC client, and moves the deposit rows' bytes back.
  */
-import { createBlockFetcher, serveRequests } from "@platform/chains";
+import { createBlockFetcher } from "@platform/chains";
+import { serveRequests } from "@platform/kernel";
 import type { Hex } from "viem";
 import { createRangeReader, type RangeReader } from "./rangeReader.ts";
 
