@@ -37,7 +37,10 @@ export const TARGET_LOGS_PER_RANGE = 4_000;
 /**
  * Ranges read ahead while catching up. With two, the node answers range N+2 while range N+1 is turned
  * into rows and range N is written: the three stages (node, indexer, database) run at once instead of
- * the node idling while a reply is decoded. The ranges' `eth_getLogs` calls go one at a time, in order.
+ * the node idling while a reply is decoded. A reader issues its ranges' `eth_getLogs` one at a time, in
+ * order; on several reader threads each thread does (CROSSCHAIN_READER_THREADS), so reads of successive
+ * ranges overlap. A reorg between them is caught as it always is: a range is written only if the header
+ * read before it is still the stored tip, else the indexer rolls back to the common ancestor.
  */
 const READ_AHEAD = 2;
 
@@ -61,7 +64,7 @@ export interface CreateSpokePoolIndexerParameters {
   onStored?: () => void;
   /**
    * Reads ranges (RPC and decoding); by default in this thread with `fetcher`. The platform passes one
-   * on the reader thread (rangeReaderThread.ts).
+   * on the reader threads (createThreadedRangeReader).
    */
   reader?: RangeReader;
 }

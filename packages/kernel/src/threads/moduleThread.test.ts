@@ -40,9 +40,10 @@ it("a thread that dies rejects what it was asked, and the next request starts it
 
 it("close() rejects the requests still open", async () => {
   thread = startModuleThread(fixture);
-  const open = thread.request({ kind: "hang" });
+  // The expectation is attached before close() rejects the request, so the rejection is never unhandled.
+  const rejected = expect(thread.request({ kind: "hang" })).rejects.toThrow("thread closed");
   await thread.close();
-  await expect(open).rejects.toThrow("thread closed");
+  await rejected;
   thread = undefined;
 });
 
