@@ -1,4 +1,4 @@
-/** The module moduleThread.test.ts runs on a thread: echoes, fails, moves bytes, never answers, or dies on request. */
+/** The module moduleThread.test.ts runs on a thread: echoes, fails, moves bytes, answers a function, never answers, or dies on request. */
 import { serveRequests } from "./moduleThread.ts";
 
 type Request =
@@ -6,7 +6,8 @@ type Request =
   | { kind: "fail" }
   | { kind: "bytes"; n: number }
   | { kind: "die" }
-  | { kind: "hang" };
+  | { kind: "hang" }
+  | { kind: "uncloneable" };
 
 serveRequests(async (request: Request) => {
   if (request.kind === "echo") return { value: request.value };
@@ -16,5 +17,6 @@ serveRequests(async (request: Request) => {
     return { value: bytes, transfer: [bytes.buffer] };
   }
   if (request.kind === "hang") return new Promise<never>(() => {});
+  if (request.kind === "uncloneable") return { value: { f: () => 1 } };
   process.exit(3);
 });

@@ -30,6 +30,8 @@ it("rejects with the module's error name and message", async () => {
     message: "asked to fail",
   });
   expect(await thread.request({ kind: "echo", value: "still there" })).toBe("still there");
+  await expect(thread.request({ kind: "uncloneable" })).rejects.toMatchObject({ name: "DataCloneError" });
+  expect(await thread.request({ kind: "echo", value: "and still" })).toBe("and still");
 });
 
 it("a thread that dies rejects what it was asked, and the next request starts it again", async () => {

@@ -38,11 +38,16 @@ export interface ModuleThread {
 export function startModuleThread(module: URL): ModuleThread {
   let worker: Worker | undefined;
   let nextId = 0;
-  const open = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+  /** Requests not answered yet, with the worker each was sent to. */
+  const open = new Map<number, { to: Worker; resolve(value: unknown): void; reject(error: Error): void }>();
 
-  function failAll(error: Error) {
-    for (const { reject } of open.values()) reject(error);
-    open.clear();
+  /** Rejects the open requests sent to `to` (all of them without it): a replacement's are not its concern. */
+  function failAll(error: Error, to?: Worker) {
+    for (const [id, waiting] of open) {
+      if (to && waiting.to !== to) continue;
+      open.delete(id);
+      waiting.reject(error);
+    }
   }
 
   function start(): Worker {
@@ -61,11 +66,11 @@ export function startModuleThread(module: URL): ModuleThread {
     });
     w.on("error", (error) => {
       if (worker === w) worker = undefined;
-      failAll(new ThreadError("ThreadError", `thread ${module.pathname} failed: ${error.message}`));
+      failAll(new ThreadError("ThreadError", `thread ${module.pathname} failed: ${error.message}`), w);
     });
     w.on("exit", (code) => {
       if (worker === w) worker = undefined;
-      failAll(new ThreadError("ThreadError", `thread ${module.pathname} stopped (exit code ${code})`));
+      failAll(new ThreadError("ThreadError", `thread ${module.pathname} stopped (exit code ${code})`), w);
     });
     return w;
   }
@@ -76,7 +81,7 @@ export function startModuleThread(module: URL): ModuleThread {
       const id = ++nextId;
       const w = worker;
       return new Promise<T>((resolve, reject) => {
-        open.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        open.set(id, { to: w, resolve: resolve as (value: unknown) => void, reject });
         w.postMessage({ id, message });
       });
     },
@@ -99,14 +104,21 @@ export interface ThreadAnswer {
 export function serveRequests(handler: (message: never) => Promise<ThreadAnswer>): void {
   const port = parentPort;
   if (isMainThread || !port) throw new Error("serveRequests runs on a module thread (startModuleThread)");
+  const fail = (id: number, error: Error) =>
+    port.postMessage({
+      id,
+      error: { name: error?.name ?? "Error", message: error?.message ?? String(error) },
+    } satisfies Answer);
   port.on("message", ({ id, message }: { id: number; message: never }) => {
     handler(message).then(
-      ({ value, transfer }) => port.postMessage({ id, value } satisfies Answer, transfer ?? []),
-      (error: Error) =>
-        port.postMessage({
-          id,
-          error: { name: error?.name ?? "Error", message: error?.message ?? String(error) },
-        } satisfies Answer),
+      ({ value, transfer }) => {
+        try {
+          port.postMessage({ id, value } satisfies Answer, transfer ?? []);
+        } catch (error) {
+          fail(id, error as Error); // an answer that cannot be cloned (a function, say)
+        }
+      },
+      fail.bind(null, id),
     );
   });
 }
