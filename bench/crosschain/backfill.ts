@@ -231,6 +231,7 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
       addresses: spokeAddresses(chain),
       rpcUrl: chain.rpcUrl,
       threads: Math.max(1, READER_THREADS),
+      inProcessMaxBlocks: 0n, // these one-block warm-up reads too go to the threads
     });
     await Promise.all([warm.read(0n, 0n), warm.read(1n, 1n), rawReads(readPath, chain, 1n, 1n)]);
     const results = [];

@@ -16,6 +16,7 @@ import {
   createThreadedRangeReader,
   LogsRefusedError,
   type RangeReader,
+  readerThreadsRunning,
   spokeAddresses,
 } from "./rangeReader.ts";
 
@@ -86,7 +87,13 @@ function readersOn(rpcUrl: string) {
   const chain = chainA();
   const fetcher = createBlockFetcher({ rpcUrl, batchSize: 50, concurrency: 1 });
   const local = createRangeReader({ chainId: A, addresses: spokeAddresses(chain), fetcher });
-  const threaded = createThreadedRangeReader({ chainId: A, addresses: spokeAddresses(chain), rpcUrl });
+  // Every range on the thread, however small (the devnet's are).
+  const threaded = createThreadedRangeReader({
+    chainId: A,
+    addresses: spokeAddresses(chain),
+    rpcUrl,
+    inProcessMaxBlocks: 0n,
+  });
   readers.push(local, threaded);
   return { local, threaded };
 }
@@ -109,27 +116,41 @@ it("reads the same range on the thread as in process: rows byte for byte, facts,
 
 it("spreads successive ranges over several threads, which together read what one does", async () => {
   const chain = chainA();
-  const two = createThreadedRangeReader({
-    chainId: A,
-    addresses: spokeAddresses(chain),
-    rpcUrl: chain.rpcUrl,
-    threads: 2,
-  });
-  readers.push(two);
+  const on = { chainId: A, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl, inProcessMaxBlocks: 0n };
+  const two = createThreadedRangeReader({ ...on, threads: 2 });
+  const one = createThreadedRangeReader(on);
+  readers.push(two, one);
   const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
-  const one = createThreadedRangeReader({
-    chainId: A,
-    addresses: spokeAddresses(chain),
-    rpcUrl: chain.rpcUrl,
-  });
-  readers.push(one);
   const whole = await one.read(0n, head);
-  const ranges = Array.from({ length: Number(head) + 1 }, (_, n) => two.read(BigInt(n), BigInt(n)));
-  const parts = await Promise.all(ranges);
+  const parts = await Promise.all(Array.from({ length: Number(head) + 1 }, (_, n) => two.read(BigInt(n), BigInt(n))));
+  expect(readerThreadsRunning()).toBe(2);
   expect(parts.map((r) => r.to)).toEqual(Array.from({ length: Number(head) + 1 }, (_, n) => BigInt(n)));
   const rows = Buffer.concat(parts.map((r) => r.deposits.bytes));
   expect(rows.equals(Buffer.from(whole.deposits.bytes))).toBe(true);
   expect(parts.flatMap((r) => r.facts)).toEqual(whole.facts);
+});
+
+it("reads small ranges (following the head) in the calling thread, and stops idle threads until the next catch-up", async () => {
+  // The earlier tests' readers share the pool: closing them all stops it, so this test starts its own.
+  await Promise.all(readers.splice(0).map((r) => r.close()));
+  expect(readerThreadsRunning()).toBe(0);
+  const chain = chainA();
+  const on = { chainId: A, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl };
+  const reader = createThreadedRangeReader({ ...on, threads: 1, idleMs: 200, inProcessMaxBlocks: 2n });
+  readers.push(reader);
+  const local = createRangeReader({
+    ...on,
+    fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 50, concurrency: 1 }),
+  });
+  const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
+  expect((await reader.read(head - 1n, head)).to).toBe(head); // two blocks: in this thread
+  expect(readerThreadsRunning()).toBe(0);
+  const big = await reader.read(0n, head); // a catch-up range: on the thread
+  expect(readerThreadsRunning()).toBe(1);
+  expect(Buffer.from(big.deposits.bytes).equals(Buffer.from((await local.read(0n, head)).deposits.bytes))).toBe(true);
+  await expect.poll(readerThreadsRunning, { timeout: 5_000 }).toBe(0); // idle for 200 ms: stopped
+  expect((await reader.read(0n, head)).deposits.count).toBe(big.deposits.count); // started again
+  expect(readerThreadsRunning()).toBe(1);
 });
 
 it("a node refusing the log range rejects with LogsRefusedError, on the thread as in process", async () => {

@@ -40,6 +40,16 @@ it("a thread that dies rejects what it was asked, and the next request starts it
   expect(await thread.request({ kind: "echo", value: "again" })).toBe("again");
 });
 
+it("a closed thread starts again with the next request", async () => {
+  thread = startModuleThread(fixture);
+  expect(thread.running).toBe(false);
+  await thread.request({ kind: "echo", value: 1 });
+  expect(thread.running).toBe(true);
+  await thread.close();
+  expect(thread.running).toBe(false);
+  expect(await thread.request({ kind: "echo", value: 2 })).toBe(2);
+});
+
 it("close() rejects the requests still open", async () => {
   thread = startModuleThread(fixture);
   // The expectation is attached before close() rejects the request, so the rejection is never unhandled.

@@ -6,7 +6,7 @@
  *
  * The module calls `serveRequests(handler)`; the main thread `startModuleThread(url)` and `request()`s.
  * Answers may move ArrayBuffers instead of copying them. A thread that dies rejects what it was asked
- * and is started afresh by the next request. The thread never keeps the process alive.
+ * and is started afresh by the next request, as is a closed one. The thread never keeps the process alive.
  *
  * @example
  * // worker.ts
@@ -31,8 +31,10 @@ export class ThreadError extends Error {
 export interface ModuleThread {
   /** Sends `message` to the module's handler; resolves with its answer, rejects with a ThreadError. */
   request<T>(message: unknown): Promise<T>;
-  /** Stops the thread; requests still open are rejected. */
+  /** Stops the thread; requests still open are rejected. A later request starts it again. */
   close(): Promise<void>;
+  /** Whether the thread is started (it starts with the first request). */
+  readonly running: boolean;
 }
 
 export function startModuleThread(module: URL): ModuleThread {
@@ -84,6 +86,9 @@ export function startModuleThread(module: URL): ModuleThread {
         open.set(id, { to: w, resolve: resolve as (value: unknown) => void, reject });
         w.postMessage({ id, message });
       });
+    },
+    get running() {
+      return worker !== undefined;
     },
     async close() {
       const w = worker;
