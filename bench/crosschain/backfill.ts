@@ -18,7 +18,7 @@ import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { gunzipSync } from "node:zlib";
-import { type BlockFetcher, createBlockFetcher, type LogFilter, startAnvil } from "@platform/chains";
+import { type BlockFetcher, createBlockFetcher, startAnvil } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { rpc } from "@platform/chainstats/testing";
 import { crosschainService } from "@platform/crosschain";
@@ -36,12 +36,11 @@ import { createRpcTransport } from "../../packages/chains/src/indexing/rpcTransp
 import { type SpokeChain, spokeChains } from "../../packages/crosschain/src/deployments.ts";
 import { createIntegratorIdPass } from "../../packages/crosschain/src/indexer/integratorIds.ts";
 import {
-  createRangeReader,
   createThreadedRangeReader,
   type RangeReader,
   spokeAddresses,
+  spokeLogFilter,
 } from "../../packages/crosschain/src/indexer/rangeReader.ts";
-import { CALLS_FAILED_TOPIC, SPOKE_TOPICS } from "../../packages/crosschain/src/indexer/spokePoolEvents.ts";
 import {
   createSpokePoolIndexer,
   TARGET_LOGS_PER_RANGE,
@@ -82,13 +81,8 @@ async function depositHistory(count: number) {
   return { file, chains };
 }
 
-/** The indexer's query over blocks `from..to`. */
-const logFilter = (chain: SpokeChain, from: bigint, to: bigint): LogFilter => ({
-  fromBlock: `0x${from.toString(16)}`,
-  toBlock: `0x${to.toString(16)}`,
-  address: [chain.spokePool, ...(chain.multicallHandler ? [chain.multicallHandler] : [])],
-  topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
-});
+/** The indexer's own query over blocks `from..to`. */
+const logFilter = (chain: SpokeChain, from: bigint, to: bigint) => spokeLogFilter(spokeAddresses(chain), from, to);
 
 /**
  * Calls `read(lane, from, to)` for each range of `blockRange` blocks up to `head` and times the whole:
@@ -152,12 +146,16 @@ function nodeReads(chain: SpokeChain, head: bigint, blockRange: bigint, lanes: n
 /** Reader threads as `platform start` has them (CROSSCHAIN_READER_THREADS, default 2). */
 const READER_THREADS = loadConfig({ env: process.env }).crosschainReaderThreads;
 
-/** A range reader as the platform runs it (on the reader threads), or in this thread. */
+/** A range reader as the platform runs it (on the reader threads), or reading in this thread. */
 function readerFor(chain: SpokeChain, fetcher: BlockFetcher, threaded: boolean): RangeReader {
-  const addresses = spokeAddresses(chain);
-  return threaded && READER_THREADS > 0
-    ? createThreadedRangeReader({ chainId: chain.chainId, addresses, rpcUrl: chain.rpcUrl, threads: READER_THREADS })
-    : createRangeReader({ chainId: chain.chainId, addresses, fetcher });
+  const threads = threaded ? READER_THREADS : 0;
+  return createThreadedRangeReader({
+    chainId: chain.chainId,
+    addresses: spokeAddresses(chain),
+    fetcher,
+    rpcUrl: chain.rpcUrl,
+    threads,
+  });
 }
 
 /** The indexer from scratch with rows dropped (see discardingStore), to the head, reading on the reader thread. */
@@ -229,6 +227,7 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
     const warm = createThreadedRangeReader({
       chainId: CHAIN,
       addresses: spokeAddresses(chain),
+      fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 }),
       rpcUrl: chain.rpcUrl,
       threads: Math.max(1, READER_THREADS),
       inProcessMaxBlocks: 0n, // these one-block warm-up reads too go to the threads

@@ -31,6 +31,7 @@ export const kernelMigrations = () => loadMigrations("platform", new URL("../mig
 export { startTestService, type TestService } from "./testing/startTestService.ts";
 export {
   type ModuleThread,
+  movableBytes,
   serveRequests,
   startModuleThread,
   type ThreadAnswer,

@@ -83,17 +83,18 @@ afterAll(async () => {
 const chainA = () =>
   spokeChains(contextChains(f)).find((c) => c.chainId === A) as ReturnType<typeof spokeChains>[number];
 
+/** A reader's parameters for chain A through `rpcUrl`. */
+const on = (rpcUrl = chainA().rpcUrl) => ({
+  chainId: A,
+  addresses: spokeAddresses(chainA()),
+  fetcher: createBlockFetcher({ rpcUrl, batchSize: 50, concurrency: 1 }),
+  rpcUrl,
+});
+
 function readersOn(rpcUrl: string) {
-  const chain = chainA();
-  const fetcher = createBlockFetcher({ rpcUrl, batchSize: 50, concurrency: 1 });
-  const local = createRangeReader({ chainId: A, addresses: spokeAddresses(chain), fetcher });
+  const local = createRangeReader(on(rpcUrl));
   // Every range on the thread, however small (the devnet's are).
-  const threaded = createThreadedRangeReader({
-    chainId: A,
-    addresses: spokeAddresses(chain),
-    rpcUrl,
-    inProcessMaxBlocks: 0n,
-  });
+  const threaded = createThreadedRangeReader({ ...on(rpcUrl), inProcessMaxBlocks: 0n });
   readers.push(local, threaded);
   return { local, threaded };
 }
@@ -115,10 +116,8 @@ it("reads the same range on the thread as in process: rows byte for byte, facts,
 });
 
 it("spreads successive ranges over several threads, which together read what one does", async () => {
-  const chain = chainA();
-  const on = { chainId: A, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl, inProcessMaxBlocks: 0n };
-  const two = createThreadedRangeReader({ ...on, threads: 2 });
-  const one = createThreadedRangeReader(on);
+  const two = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n, threads: 2 });
+  const one = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n });
   readers.push(two, one);
   const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
   const whole = await one.read(0n, head);
@@ -134,14 +133,9 @@ it("reads small ranges (following the head) in the calling thread, and stops idl
   // The earlier tests' readers share the pool: closing them all stops it, so this test starts its own.
   await Promise.all(readers.splice(0).map((r) => r.close()));
   expect(readerThreadsRunning()).toBe(0);
-  const chain = chainA();
-  const on = { chainId: A, addresses: spokeAddresses(chain), rpcUrl: chain.rpcUrl };
-  const reader = createThreadedRangeReader({ ...on, threads: 1, idleMs: 200, inProcessMaxBlocks: 2n });
+  const reader = createThreadedRangeReader({ ...on(), threads: 1, idleMs: 200, inProcessMaxBlocks: 2n });
   readers.push(reader);
-  const local = createRangeReader({
-    ...on,
-    fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 50, concurrency: 1 }),
-  });
+  const local = createRangeReader(on());
   const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
   expect((await reader.read(head - 1n, head)).to).toBe(head); // two blocks: in this thread
   expect(readerThreadsRunning()).toBe(0);

@@ -13,7 +13,7 @@
  * const reader = createRangeReader({ chainId: 8453, addresses: [spokePool], fetcher });
  * const range = await reader.read(100n, 132n); // range.deposits.bytes: COPY lines of crosschain.deposits
  */
-import { type BlockFetcher, type BlockHeader, createBlockFetcher, LOG_FIELD, type LogsView } from "@platform/chains";
+import { type BlockFetcher, type BlockHeader, LOG_FIELD, type LogFilter, type LogsView } from "@platform/chains";
 import { type ModuleThread, startModuleThread } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import { createDepositRows, DEPOSIT_COLUMNS, isFundsDeposited } from "./depositRows.ts";
@@ -79,6 +79,14 @@ export const spokeAddresses = (chain: { spokePool: Hex; multicallHandler?: Hex |
   ...(chain.multicallHandler ? [chain.multicallHandler] : []),
 ];
 
+/** The indexer's `eth_getLogs` query over blocks `from..to`: every SpokePool event, and MulticallHandler's CallsFailed. */
+export const spokeLogFilter = (addresses: readonly Hex[], from: bigint, to: bigint): LogFilter => ({
+  fromBlock: `0x${from.toString(16)}`,
+  toBlock: `0x${to.toString(16)}`,
+  address: addresses,
+  topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
+});
+
 /** A reader in this thread. */
 export function createRangeReader(p: RangeReaderParameters): RangeReader {
   /** Settles when the RPC calls of the last range asked for have answered. */
@@ -120,9 +128,13 @@ interface ReaderPool {
 /** How many reader threads are running now (they stop when idle). */
 export const readerThreadsRunning = (): number => pool?.threads.filter((t) => t.running).length ?? 0;
 
-export interface ThreadedRangeReaderParameters extends Omit<RangeReaderParameters, "fetcher"> {
+export interface ThreadedRangeReaderParameters extends RangeReaderParameters {
+  /** The node `fetcher` asks, for the threads' own clients. */
   rpcUrl: string;
-  /** Reader threads to spread ranges over (1 by default): range i goes to thread i mod threads. */
+  /**
+   * Reader threads to spread ranges over (1 by default): range i goes to thread i mod threads; 0 reads
+   * every range in the calling thread with `fetcher` (CROSSCHAIN_READER_THREADS=0).
+   */
   threads?: number;
   /** How long the threads may stay idle before they stop (READER_THREADS_IDLE_MS by default). */
   idleMs?: number;
@@ -135,11 +147,13 @@ export interface ThreadedRangeReaderParameters extends Omit<RangeReaderParameter
  * work) leave the indexer's thread, which only writes, so a backfill does not stall the APIs sharing
  * its event loop; with several threads, successive ranges are read and decoded at once (each thread
  * keeps its own reads in order, so `threads` eth_getLogs at most are in flight). Small ranges (following
- * the head) are read in the calling thread. Same results as createRangeReader (bench/README, "Reading
+ * the head) are read in the calling thread with `fetcher`. Same results as createRangeReader (bench/README, "Reading
  * the crosschain backfill ratio").
  */
 export function createThreadedRangeReader(p: ThreadedRangeReaderParameters): RangeReader {
-  const count = Math.max(1, p.threads ?? 1);
+  const local = createRangeReader(p);
+  const count = p.threads ?? 1;
+  if (count < 1) return local;
   const idleMs = p.idleMs ?? READER_THREADS_IDLE_MS;
   const inProcessMax = p.inProcessMaxBlocks ?? IN_PROCESS_MAX_BLOCKS;
   pool ??= { threads: [], users: 0, busy: 0 };
@@ -149,11 +163,6 @@ export function createThreadedRangeReader(p: ThreadedRangeReaderParameters): Ran
   }
   const threads = mine.threads.slice(0, count);
   mine.users++;
-  const local = createRangeReader({
-    chainId: p.chainId,
-    addresses: p.addresses,
-    fetcher: createBlockFetcher({ rpcUrl: p.rpcUrl, batchSize: 100, concurrency: 1 }),
-  });
   let turn = 0;
   let closed = false;
   const chain = { chainId: p.chainId, rpcUrl: p.rpcUrl };
@@ -164,11 +173,7 @@ export function createThreadedRangeReader(p: ThreadedRangeReaderParameters): Ran
     clearTimeout(mine.idleTimer);
     mine.busy++;
     try {
-      const read = await thread.request<RangeRead>(request);
-      const { bytes } = read.deposits;
-      // As a Buffer (no copy), which both database drivers' COPY paths take.
-      const asBuffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-      return { ...read, deposits: { ...read.deposits, bytes: asBuffer } };
+      return await thread.request<RangeRead>(request);
     } catch (error) {
       if ((error as Error).name === "LogsRefusedError") throw new LogsRefusedError((error as Error).message);
       throw error;
@@ -207,12 +212,7 @@ async function fetchRange(p: RangeReaderParameters, from: bigint, to: bigint) {
   const bounds = await p.fetcher.blocksByNumber(from > 0n ? [from - 1n, to] : [to]);
   let logs: LogsView;
   try {
-    logs = await p.fetcher.getLogs({
-      fromBlock: `0x${from.toString(16)}`,
-      toBlock: `0x${to.toString(16)}`,
-      address: p.addresses,
-      topics: [[...SPOKE_TOPICS, CALLS_FAILED_TOPIC]],
-    });
+    logs = await p.fetcher.getLogs(spokeLogFilter(p.addresses, from, to));
   } catch (error) {
     // Providers refuse large ranges or result sets in many wordings: the indexer halves and retries.
     throw new LogsRefusedError((error as Error).message);

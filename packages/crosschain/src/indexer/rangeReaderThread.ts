@@ -3,7 +3,7 @@
  * for the indexers of every chain, each with its own RPC client, and moves the deposit rows' bytes back.
  */
 import { createBlockFetcher } from "@platform/chains";
-import { serveRequests } from "@platform/kernel";
+import { movableBytes, serveRequests } from "@platform/kernel";
 import type { Hex } from "viem";
 import { createRangeReader, type RangeReader } from "./rangeReader.ts";
 
@@ -29,9 +29,6 @@ serveRequests(async (request: RangeReaderRequest) => {
     readers.set(key, reader);
   }
   const read = await reader.read(request.from, request.to);
-  // The rows' buffer is the reader's own allocation (≥ 64 KiB, never Buffer's shared pool): moved, not copied.
-  const bytes = read.deposits.bytes;
-  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength >= 64 * 1024;
-  const moved = own ? bytes : bytes.slice();
-  return { value: { ...read, deposits: { ...read.deposits, bytes: moved } }, transfer: [moved.buffer as ArrayBuffer] };
+  const bytes = movableBytes(read.deposits.bytes); // the rows' own buffer: moved, not copied
+  return { value: { ...read, deposits: { ...read.deposits, bytes } }, transfer: [bytes.buffer as ArrayBuffer] };
 });

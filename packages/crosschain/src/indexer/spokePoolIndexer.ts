@@ -270,11 +270,13 @@ export function startSpokePoolIndexers(p: {
   const readers: RangeReader[] = [];
   const indexers = p.chains.map((chain) => {
     const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 });
-    const threads = p.config.crosschainReaderThreads;
-    const addresses = spokeAddresses(chain);
-    const reader = threads
-      ? createThreadedRangeReader({ chainId: chain.chainId, addresses, rpcUrl: chain.rpcUrl, threads })
-      : createRangeReader({ chainId: chain.chainId, addresses, fetcher });
+    const reader = createThreadedRangeReader({
+      chainId: chain.chainId,
+      addresses: spokeAddresses(chain),
+      fetcher,
+      rpcUrl: chain.rpcUrl,
+      threads: p.config.crosschainReaderThreads,
+    });
     readers.push(reader);
     const indexer = createSpokePoolIndexer({
       chain,

@@ -26,7 +26,12 @@ function wrap(client: pg.Pool | pg.PoolClient): Queryable {
       // A pool hands COPY one client of its own; a transaction's client is used as is.
       const c = client instanceof pg.Pool ? await client.connect() : client;
       try {
-        await pipeline(Readable.from([data]), c.query(copyFromStdin(statement)));
+        // A plain Uint8Array (e.g. bytes moved from a module thread) is viewed as a Buffer, not copied.
+        const chunk =
+          typeof data === "string" || Buffer.isBuffer(data)
+            ? data
+            : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+        await pipeline(Readable.from([chunk]), c.query(copyFromStdin(statement)));
       } finally {
         if (c !== client) (c as pg.PoolClient).release();
       }

@@ -99,6 +99,19 @@ export function startModuleThread(module: URL): ModuleThread {
   };
 }
 
+/**
+ * `bytes`, or a copy of them, that can be moved to the other thread: moving a view's ArrayBuffer takes
+ * the whole buffer, so a view into one of Buffer's shared 8 KiB pool slabs (where small Buffers live)
+ * is copied first; a buffer of 64 KiB or more is a Buffer's own allocation and moves as it is.
+ *
+ * @example
+ * const moved = movableBytes(rows);
+ * return { value: { rows: moved }, transfer: [moved.buffer] };
+ */
+export function movableBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.buffer.byteLength >= 64 * 1024 ? bytes : bytes.slice();
+}
+
 /** What a handler answers: a value, and the ArrayBuffers inside it to move rather than copy. */
 export interface ThreadAnswer {
   value: unknown;
