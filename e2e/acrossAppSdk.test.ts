@@ -10,9 +10,10 @@
 import { createAcrossClient } from "@across-protocol/app-sdk";
 import { manifestToken, viemChain } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { crosschainService } from "@platform/crosschain";
+import { type Crosschain, crosschainService } from "@platform/crosschain";
 import { contextChains, quotesWarm } from "@platform/crosschain/testing";
-import { type BackgroundJob, startTestService, type TestService } from "@platform/kernel";
+import type { BackgroundJob } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
@@ -20,7 +21,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 const A = 8453;
 const B = 10;
 let f: DevnetFixture;
-let s: TestService;
+let s: TestService<Crosschain>;
 let jobs: BackgroundJob;
 const realFetch = globalThis.fetch;
 
@@ -30,8 +31,8 @@ beforeAll(async () => {
     chains: contextChains(f),
     config: { crosschainPollMs: 100, crosschainRelayerKey: f.accounts.relayer.privateKey },
   });
-  jobs = (await crosschainService.startJobs?.(s.context)) as BackgroundJob;
-  await quotesWarm(s.context);
+  jobs = await s.instance.startJobs();
+  await quotesWarm(s.instance.quotes);
   globalThis.fetch = (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
     const rewritten = url

@@ -9,9 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type AnvilNode, startAnvil } from "@platform/chains";
+import { type ReplayableRandom, replayableRandom } from "@platform/chains/testing";
 import { createBlocksRepository } from "@platform/chainstats";
 import { expectedDays, rpc } from "@platform/chainstats/testing";
-import { createDatabase, createTestDatabase, type TestDatabase } from "@platform/kernel";
+import { createDatabase } from "@platform/kernel";
+import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runPlatform } from "./support/platformProcess.ts";
 
@@ -49,8 +51,9 @@ afterAll(async () => {
   rmSync(env.DATA_DIR as string, { recursive: true, force: true });
 });
 
-/** Starts a backfill and SIGKILLs it a random moment after it reported progress. */
-function killMidway(): Promise<void> {
+/** Starts a backfill and SIGKILLs it a random moment (100–500 ms) after it reported progress. */
+function killMidway(random: ReplayableRandom): Promise<void> {
+  const killDelayMs = 100 + random.next() * 400;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, "chainstats", "backfill", "--chain", String(CHAIN)], {
       env: { ...process.env, ...env },
@@ -60,7 +63,7 @@ function killMidway(): Promise<void> {
     child.stderr.on("data", (c) => {
       err += c;
       if (/\d+\/[\d,]+ blocks/.test(err) && !child.killed) {
-        setTimeout(() => child.kill("SIGKILL"), 100 + Math.random() * 400);
+        setTimeout(() => child.kill("SIGKILL"), killDelayMs);
       }
     });
     child.on("exit", (code, signal) =>
@@ -70,7 +73,8 @@ function killMidway(): Promise<void> {
 }
 
 it("survives SIGKILL at any instant and ends with exactly the chain's figures", async () => {
-  for (let i = 0; i < 3; i++) await killMidway();
+  const random = replayableRandom(); // KILL_TEST_SEED replays the kill timings of a failed run
+  for (let i = 0; i < 3; i++) await killMidway(random);
   const final = await runPlatform(["chainstats", "backfill", "--chain", String(CHAIN), "--exit-when-synced"], env);
   expect(final.code, final.stderr).toBe(0);
   const resumed = /\((\d+) blocks this run/.exec(final.stderr);

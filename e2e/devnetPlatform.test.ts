@@ -48,6 +48,16 @@ describe("platform start with the devnet", () => {
     expect(manifest.chains.map((c) => c.chainId).sort()).toEqual([...CHAINS].sort());
   });
 
+  it("warns once of each development default in effect, naming the option to set in production", () => {
+    const warnings = platform
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"msg":"development default in effect'))
+      .map((line) => JSON.parse(line) as { level: number; option: string; production: string });
+    expect(warnings.map((w) => w.option)).toEqual(["DEVNET", "CROSSCHAIN_RELAYER_KEY", "DATABASE_URL"]);
+    for (const w of warnings) expect(w).toMatchObject({ level: 40, production: expect.stringContaining(w.option) });
+  });
+
   it("lets a demo user deposit on the SpokePool with viem by hand", async () => {
     const receipt = await depositUsdcByHand(manifest, {
       origin: 1337,
@@ -60,7 +70,11 @@ describe("platform start with the devnet", () => {
       logs: receipt.logs,
       eventName: "FundsDeposited",
     });
-    expect(event).toBeDefined();
+    expect(event?.args).toMatchObject({
+      destinationChainId: 10n,
+      inputAmount: parseUnits("25", 6),
+      outputAmount: parseUnits("24.9", 6),
+    });
   });
 
   it("indexes the devnet chains into the statistics API with the demo key", async () => {

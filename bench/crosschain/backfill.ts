@@ -35,12 +35,12 @@ import {
 import { createRpcTransport } from "../../packages/chains/src/indexing/rpcTransport.ts";
 import { type SpokeChain, spokeChains } from "../../packages/crosschain/src/deployments.ts";
 import { createIntegratorIdPass } from "../../packages/crosschain/src/indexer/integratorIds.ts";
+import { type RangeReader, spokeAddresses, spokeLogFilter } from "../../packages/crosschain/src/indexer/rangeReader.ts";
 import {
+  createReaderThreadPool,
   createThreadedRangeReader,
-  type RangeReader,
-  spokeAddresses,
-  spokeLogFilter,
-} from "../../packages/crosschain/src/indexer/rangeReader.ts";
+  type ReaderThreadPool,
+} from "../../packages/crosschain/src/indexer/readerThreads.ts";
 import {
   createSpokePoolIndexer,
   TARGET_LOGS_PER_RANGE,
@@ -146,23 +146,22 @@ function nodeReads(chain: SpokeChain, head: bigint, blockRange: bigint, lanes: n
 /** Reader threads as `platform start` has them (CROSSCHAIN_READER_THREADS, default 2). */
 const READER_THREADS = loadConfig({ env: process.env }).crosschainReaderThreads;
 
-/** A range reader as the platform runs it (on the reader threads), or reading in this thread. */
-function readerFor(chain: SpokeChain, fetcher: BlockFetcher, threaded: boolean): RangeReader {
-  const threads = threaded ? READER_THREADS : 0;
+/** A range reader as the platform runs it: on `pool`'s reader threads, or in this thread with a pool of none. */
+function readerFor(chain: SpokeChain, fetcher: BlockFetcher, pool: ReaderThreadPool): RangeReader {
   return createThreadedRangeReader({
     chainId: chain.chainId,
     addresses: spokeAddresses(chain),
     fetcher,
     rpcUrl: chain.rpcUrl,
-    threads,
+    pool,
   });
 }
 
 /** The indexer from scratch with rows dropped (see discardingStore), to the head, reading on the reader thread. */
-async function indexWithoutDatabase(chain: SpokeChain, range: number) {
+async function indexWithoutDatabase(chain: SpokeChain, range: number, pool: ReaderThreadPool) {
   const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 500, concurrency: 4 });
   const logger = createLogger({ level: "warn" });
-  const reader = readerFor(chain, fetcher, true);
+  const reader = readerFor(chain, fetcher, pool);
   const store = discardingStore();
   const indexer = createSpokePoolIndexer({ chain, store, fetcher, reader, maxRange: range, logger });
   const cpu = cpuMeter(["anvil"]);
@@ -174,18 +173,18 @@ async function indexWithoutDatabase(chain: SpokeChain, range: number) {
 }
 
 /**
- * The indexer from scratch into a fresh PostgreSQL database, to the head; the database stays open. With
- * `threaded`, ranges are read on the reader thread, as `platform start` does (CROSSCHAIN_READER_THREAD).
+ * The indexer from scratch into a fresh PostgreSQL database, to the head; the database stays open. On a
+ * pool with threads, ranges are read on them, as `platform start` does (CROSSCHAIN_READER_THREADS).
  * Also measures this (the main) thread's event-loop delay meanwhile: how long an API request sharing
  * the process would wait.
  */
-async function indexFromScratch(chain: SpokeChain, range: number, threaded: boolean) {
+async function indexFromScratch(chain: SpokeChain, range: number, pool: ReaderThreadPool) {
   if (!(await preparePostgres("bench_crosschain_backfill", true))) throw new Error("PostgreSQL is not answering");
   const db = await createDatabase({ url: benchDatabaseUrl("bench_crosschain_backfill"), dataDir: "memory" });
   await migrate(db, [...kernelMigrations(), ...crosschainService.migrations]);
   const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 500, concurrency: 4 });
   const logger = createLogger({ level: "warn" });
-  const reader = readerFor(chain, fetcher, threaded);
+  const reader = readerFor(chain, fetcher, pool);
   const store = createIndexerStore(db);
   const indexer = createSpokePoolIndexer({ chain, store, fetcher, reader, maxRange: range, logger });
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -217,19 +216,21 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
     // Ranges of the size the indexer settles on (about TARGET_LOGS_PER_RANGE logs each).
     const blockRange = BigInt(Math.max(1, Math.floor(TARGET_LOGS_PER_RANGE / PER_BLOCK)));
     const cpus = availableParallelism();
-    // Both threads start once, before any timing, as they do once per platform process: the reader
-    // thread is held by a reader kept open across the rounds (the indexers' readers share it).
-    // The baseline reads with the indexer's concurrency: one thread per reader thread.
+    // Both kinds of threads start once, before any timing, as they do once per platform process: the
+    // reader threads are one pool kept across the rounds (the indexers' readers share it), warmed by a
+    // reader of its own. The baseline reads with the indexer's concurrency: one thread per reader thread.
     const lanes = Math.max(1, READER_THREADS);
     const readPath = Array.from({ length: lanes }, () =>
       startModuleThread(new URL("./readPathThread.ts", import.meta.url)),
     );
+    const pool = createReaderThreadPool({ threads: READER_THREADS });
+    const mainThread = createReaderThreadPool({ threads: 0 });
     const warm = createThreadedRangeReader({
       chainId: CHAIN,
       addresses: spokeAddresses(chain),
       fetcher: createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 }),
       rpcUrl: chain.rpcUrl,
-      threads: Math.max(1, READER_THREADS),
+      pool,
       inProcessMaxBlocks: 0n, // these one-block warm-up reads too go to the threads
     });
     await Promise.all([warm.read(0n, 0n), warm.read(1n, 1n), rawReads(readPath, chain, 1n, 1n)]);
@@ -240,10 +241,10 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
       await last?.db.close();
       const nodeOnly = await nodeReads(chain, head, blockRange, lanes);
       const raw = await rawReads(readPath, chain, head, blockRange);
-      const noDatabase = await indexWithoutDatabase(chain, range);
-      const inProcess = await indexFromScratch(chain, range, false);
+      const noDatabase = await indexWithoutDatabase(chain, range, pool);
+      const inProcess = await indexFromScratch(chain, range, mainThread);
       await inProcess.db.close();
-      last = await indexFromScratch(chain, range, true);
+      last = await indexFromScratch(chain, range, pool);
       // Every pass reads the same logs, so rates compare as inverse times (deposits ≈ logs: all are deposits).
       const perLog = last.deposits / raw.logs;
       const ratio = (raw.sec / last.sec) * perLog;
@@ -273,6 +274,7 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
       );
     }
     await warm.close();
+    await pool.close();
     await Promise.all(readPath.map((t) => t.close()));
     if (!last) throw new Error("no round ran");
     const { db, fetcher, logger, deposits } = last;
@@ -318,7 +320,7 @@ export async function backfillBenchmark(count: number, range: number, rounds = 3
       cpuSec: median.index.cpuSec,
       /** The main thread's event-loop delay during the backfill (what an API request in the same process waits), ms. */
       eventLoopDelayMs: median.index.eventLoopDelayMs,
-      /** The same backfill with ranges read in the main thread (CROSSCHAIN_READER_THREAD=false). */
+      /** The same backfill with ranges read in the main thread (CROSSCHAIN_READER_THREADS=0). */
       inProcess: {
         sec: round2(median.inProcess.sec),
         eventLoopDelayMs: median.inProcess.eventLoopDelayMs,

@@ -6,14 +6,14 @@ import { manifestToken } from "@platform/chains";
 import { startDevnetFixture } from "@platform/chains/testing";
 import { crosschainService } from "@platform/crosschain";
 import { contextChains } from "@platform/crosschain/testing";
-import { type BackgroundJob, startTestService } from "@platform/kernel";
+import { startTestService } from "@platform/kernel/testing";
 
 const f = await startDevnetFixture({ chainIds: [8453, 10] });
 const s = await startTestService(crosschainService, {
   chains: contextChains(f),
   config: { crosschainRelayer: false, crosschainRelayerKey: f.accounts.relayer.privateKey },
 });
-const jobs = (await crosschainService.startJobs?.(s.context)) as BackgroundJob;
+const jobs = await s.instance.startJobs();
 const input = manifestToken(f.chain(8453), "USDC").address;
 const output = manifestToken(f.chain(10), "USDC").address;
 const path = `/api/suggested-fees?originChainId=8453&destinationChainId=10&inputToken=${input}&outputToken=${output}&amount=250000000`;

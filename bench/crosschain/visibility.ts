@@ -5,7 +5,7 @@
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { crosschainService } from "@platform/crosschain";
 import { contextChains, makeDeposit } from "@platform/crosschain/testing";
-import { type BackgroundJob, startTestService } from "@platform/kernel";
+import { startTestService } from "@platform/kernel/testing";
 import { parseUnits } from "viem";
 
 export interface LatencySummary {
@@ -26,7 +26,7 @@ export async function depositLatencies(samples: number, withRelayer: boolean) {
     chains: contextChains(f),
     config: { crosschainRelayer: withRelayer, crosschainRelayerKey: f.accounts.relayer.privateKey },
   });
-  const jobs = (await crosschainService.startJobs?.(s.context)) as BackgroundJob;
+  const jobs = await s.instance.startJobs();
   const visible: number[] = [];
   const filled: number[] = [];
   try {

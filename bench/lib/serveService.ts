@@ -20,12 +20,14 @@ export async function serveServiceForBench(
   const logger = createLogger({ level: config.logLevel });
   const apiKeys = createApiKeyStore({ db, cacheTtlMs: config.apiKeyCacheTtlMs });
   const { key } = await apiKeys.create({ service: service.name, name: "bench", plan: o.plan ?? null });
-  const app = await service.createServer({ config, db, logger, apiKeys, chains: o.chains ?? [] });
+  const instance = await service.create({ config, db, logger, apiKeys, chains: o.chains ?? [] });
+  const app = await instance.createServer();
   await app.listen({ host: "127.0.0.1", port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   process.stdout.write(`READY ${JSON.stringify({ url, key })}\n`);
   process.on("SIGTERM", async () => {
     await app.close();
+    await instance.close?.();
     await db.close();
     process.exit(0);
   });

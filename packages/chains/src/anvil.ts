@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { dirname, join } from "node:path";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@platform/kernel";
 
 /** How to run one anvil node. */
 export interface AnvilOptions {
@@ -66,7 +66,7 @@ export function anvilBinaryPath(): string {
 }
 
 /** A port that was free a moment ago (anvil binds it right after; a lost race is retried by startAnvil). */
-export function freePort(host = "127.0.0.1"): Promise<number> {
+function freePort(host = "127.0.0.1"): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
@@ -220,7 +220,7 @@ export async function startAnvil(o: AnvilOptions, timeoutMs = 30_000): Promise<A
     const port = o.port === 0 ? await freePort(host) : o.port;
     try {
       const node = await spawnOnce(o, port, host, timeoutMs);
-      o.logger?.debug?.({ chainId: o.chainId, pid: node.pid, rpcUrl: node.rpcUrl }, "anvil started");
+      o.logger?.debug({ chainId: o.chainId, pid: node.pid, rpcUrl: node.rpcUrl }, "anvil started");
       return node;
     } catch (err) {
       const inUse = err instanceof AnvilStartError && /address already in use/i.test(err.stderr);

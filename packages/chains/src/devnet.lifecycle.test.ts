@@ -4,9 +4,10 @@ import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { createLogger } from "@platform/kernel";
 import { type Address, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { loadArtifact } from "./artifacts.ts";
 import { createChainClient, createChainWalletClient } from "./clients.ts";
 import { type Devnet, startDevnet } from "./devnet.ts";
@@ -172,11 +173,11 @@ describe("startDevnet", () => {
     await first.stop();
     const file = join(dataDir, "devnet", "chain-137.json");
     writeFileSync(file, readFileSync(file, "utf8").slice(0, 1000)); // a dump cut short
-    const warnings: unknown[] = [];
-    const logger = { info() {}, error() {}, warn: (...a: unknown[]) => warnings.push(a) };
+    const logger = createLogger({ level: "silent" });
+    const warn = vi.spyOn(logger, "warn");
     const second = await startDevnet({ ...opts, logger });
     try {
-      expect(warnings).toHaveLength(1);
+      expect(warn).toHaveBeenCalledTimes(1);
       expect(second.manifest.chains[0]?.genesisHash).not.toBe(first.manifest.chains[0]?.genesisHash);
       const code = await createChainClient({ chainId: 137, rpcUrl: second.chains[0]?.rpcUrl ?? "" }).getCode({
         address: second.manifest.chains[0]?.pools[0]?.pair ?? "0x",

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { createLogger, type Logger } from "@platform/kernel";
 import type { Hex } from "viem";
 import { DEVNET_MNEMONIC, devnetAccounts } from "./accounts.ts";
 import { type AnvilNode, AnvilStartError, startAnvil } from "./anvil.ts";
 import { artifactVersions } from "./artifacts.ts";
 import { executeTxs, httpRpc, planDeployment, plannedPools, planPoolSeeding } from "./deploy.ts";
-import { type Logger, silentLogger } from "./logger.ts";
 import { DEVNET_WARNING, type DevnetChainManifest, type DevnetManifest, writeManifest } from "./manifest.ts";
 import { DEFAULT_DEVNET_CHAINS, DEFAULT_DEVNET_PORTS, devnetBlockTime, getChain } from "./registry.ts";
 import { layoutDigest, readMeta, sleepToNextSecondAfter, writeMeta } from "./state.ts";
@@ -67,7 +67,7 @@ function blockTimeFor(opt: StartDevnetOptions["blockTimeSec"], chainId: number):
  * so balances, history and the genesis hash survive.
  */
 export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
-  const logger = opts.logger ?? silentLogger;
+  const logger = opts.logger ?? createLogger({ level: "silent" });
   const progress = opts.onProgress ?? (() => {});
   const chainIds = opts.chainIds ?? DEFAULT_DEVNET_CHAINS;
   const host = opts.host ?? "127.0.0.1";

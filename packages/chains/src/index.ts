@@ -20,6 +20,7 @@ export {
   type DevnetPool,
   type DevnetToken,
   FILL_DEADLINE_BUFFER,
+  httpRpc,
   INITIAL_DEPOSIT_ID,
   pairAddress,
 } from "./deploy.ts";
@@ -30,13 +31,29 @@ export {
   type CreateBlockFetcherParameters,
   createBlockFetcher,
   type LogFilter,
-  RpcError,
-  type RpcLog,
 } from "./indexing/blockFetcher.ts";
+export {
+  type ChainBlock,
+  type ChainFollower,
+  type CreateChainFollowerParameters,
+  createChainFollower,
+  type FollowerCheckpoint,
+  type FollowerStatus,
+  type FollowerStore,
+  type HeaderSource,
+  type ReadRange,
+  type StoredRange,
+} from "./indexing/chainFollower.ts";
 export { type FindCommonAncestorParameters, findCommonAncestor } from "./indexing/commonAncestor.ts";
 export { type IndexerLoop, type IndexerLoopParameters, startIndexerLoop } from "./indexing/indexerLoop.ts";
-export { HEX_VALUE, LOG_FIELD, LogsView, scanLogsReply } from "./indexing/logsView.ts";
-export type { Logger } from "./logger.ts";
+export { HEX_VALUE, LOG_FIELD, LogsView, type RpcLog, scanLogsReply } from "./indexing/logsView.ts";
+export {
+  type RpcErrorType,
+  RpcRequestError,
+  type RpcRequestErrorType,
+  RpcResponseError,
+  type RpcResponseErrorType,
+} from "./indexing/rpcErrors.ts";
 export {
   DEVNET_WARNING,
   type DevnetChainManifest,

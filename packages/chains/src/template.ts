@@ -5,12 +5,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
+import { createLogger, type Logger } from "@platform/kernel";
 import type { Address, Hex } from "viem";
 import { devnetAccounts } from "./accounts.ts";
 import { startAnvil } from "./anvil.ts";
 import { artifactsDigest } from "./artifacts.ts";
 import { executeTxs, httpRpc, planDeployment } from "./deploy.ts";
-import { type Logger, silentLogger } from "./logger.ts";
 
 /**
  * The deployment runs once on a scratch anvil (the "template chain"); its account state (code, storage,
@@ -25,7 +25,7 @@ const TEMPLATE_CHAIN_ID = 31337;
 const require = createRequire(import.meta.url);
 
 /** Cache key: changes with any deployed bytecode, the deployment code, or the anvil version. */
-export function templateKey(): string {
+function templateKey(): string {
   const h = createHash("sha256");
   h.update(artifactsDigest());
   for (const file of ["deploy.ts", "template.ts", "accounts.ts"]) {
@@ -45,7 +45,7 @@ export function templateKey(): string {
 }
 
 /** Path of the cached template for the current code, under `cacheDir` (default: the OS temp dir). */
-export function templatePath(cacheDir = tmpdir()): string {
+function templatePath(cacheDir = tmpdir()): string {
   return join(cacheDir, `platform-devnet-template-${templateKey()}.json`);
 }
 
@@ -65,7 +65,7 @@ interface AnvilDump {
 export async function ensureTemplate(
   opts: { cacheDir?: string; logger?: Logger; useCache?: boolean } = {},
 ): Promise<{ path: string; cached: boolean }> {
-  const logger = opts.logger ?? silentLogger;
+  const logger = opts.logger ?? createLogger({ level: "silent" });
   const path = templatePath(opts.cacheDir);
   if (opts.useCache !== false && existsSync(path)) return { path, cached: true };
 

@@ -4,9 +4,10 @@
  * independently from the raw blocks.
  */
 import { type AnvilNode, startAnvil } from "@platform/chains";
-import { type BackgroundJob, startTestService, type TestService } from "@platform/kernel";
+import type { BackgroundJob } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chainstatsService } from "./index.ts";
+import { type Chainstats, chainstatsService } from "./index.ts";
 import { expectedDays, mineHistory, type PlannedBlock, rpc } from "./testing/chainHistory.ts";
 
 const CHAIN = 1337;
@@ -14,7 +15,7 @@ const DAY = 86_400;
 const GENESIS = Date.UTC(2026, 0, 1, 0, 0, 0) / 1000; // 2026-01-01T00:00:00Z
 
 let anvil: AnvilNode;
-let s: TestService;
+let s: TestService<Chainstats>;
 let jobs: BackgroundJob;
 
 /** Day 1: 6 blocks at varying gas limits; day 2: 5 blocks; day 3: none; day 4: 4 blocks. */
@@ -67,7 +68,7 @@ beforeAll(async () => {
     config: { chainstatsPollMs: 50, chainstatsBatchSize: 4, chainstatsConcurrency: 2, chainstatsWindowSize: 5 },
   });
   key = (await s.context.apiKeys.create({ service: "chainstats", name: "pro", plan: "professional" })).key;
-  jobs = (await chainstatsService.startJobs?.(s.context)) as BackgroundJob;
+  jobs = await s.instance.startJobs();
   await indexedUpTo(Number(await rpc<string>(anvil.rpcUrl, "eth_blockNumber")));
 });
 

@@ -10,17 +10,19 @@ import {
   type Config,
   createHttpServer,
   createRateCounter,
+  type HttpServer,
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
+  type ServiceInstance,
   toJobStatus,
 } from "@platform/kernel";
 import { PLAN_NAMES } from "./domain/plans.ts";
 import { registerChainList } from "./http/chainlist.ts";
 import { formatError } from "./http/envelope.ts";
 import { registerStatsApi } from "./http/statsApi.ts";
-import { createChainIndexer } from "./jobs/blockIndexer.ts";
-import { createBlocksRepository } from "./store/blocksRepository.ts";
+import { type ChainIndexer, createChainIndexer } from "./jobs/blockIndexer.ts";
+import { type BlocksRepository, createBlocksRepository } from "./store/blocksRepository.ts";
 
 export { PLAN_NAMES, PLANS } from "./domain/plans.ts";
 export { type ChainIndexer, type ChainIndexerStatus, createChainIndexer } from "./jobs/blockIndexer.ts";
@@ -32,7 +34,28 @@ export function indexedChains(config: Config, chains: ChainEndpoint[]): ChainEnd
   return wanted ? chains.filter((c) => wanted.includes(c.chainId)) : chains;
 }
 
-async function createServer({ config, db, logger, apiKeys, chains }: PlatformContext) {
+/** The chainstats service built for one platform context. */
+export interface Chainstats extends ServiceInstance {
+  /** One block indexer per indexed chain, until `stop()`. */
+  startJobs(): Promise<BackgroundJob>;
+}
+
+/**
+ * The chainstats service for one platform context: the server and the indexers share one blocks repository.
+ * The rate counter is the server's alone, so it is made and closed with the server.
+ */
+export async function createChainstats(context: PlatformContext): Promise<Chainstats> {
+  const repository = createBlocksRepository(context.db);
+  return {
+    createServer: () => createServer(context, repository),
+    startJobs: async () => startIndexers(createIndexers(context, repository)),
+  };
+}
+
+async function createServer(
+  { config, logger, apiKeys, chains }: PlatformContext,
+  repository: BlocksRepository,
+): Promise<HttpServer> {
   const app = await createHttpServer({
     logger: logger.child({ service: "chainstats" }),
     bodyLimit: config.bodyLimit,
@@ -48,7 +71,6 @@ async function createServer({ config, db, logger, apiKeys, chains }: PlatformCon
   });
   const rateCounter = createRateCounter(config.redisUrl);
   app.addHook("onClose", () => rateCounter.close());
-  const repository = createBlocksRepository(db);
   const chainIds = () => indexedChains(config, chains).map((c) => c.chainId);
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   registerStatsApi(api, { apiKeys, rateCounter, repository, chainIds });
@@ -57,13 +79,10 @@ async function createServer({ config, db, logger, apiKeys, chains }: PlatformCon
 }
 
 /** One indexer per chain, each restartable from its checkpoint. */
-export function createIndexers({
-  config,
-  db,
-  logger,
-  chains,
-}: Pick<PlatformContext, "config" | "db" | "logger" | "chains">) {
-  const repository = createBlocksRepository(db);
+export function createIndexers(
+  { config, db, logger, chains }: Pick<PlatformContext, "config" | "db" | "logger" | "chains">,
+  repository: BlocksRepository = createBlocksRepository(db),
+) {
   return indexedChains(config, chains).map((chain) =>
     createChainIndexer({
       chainId: chain.chainId,
@@ -82,9 +101,9 @@ export function createIndexers({
   );
 }
 
-async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
+/** Runs every indexer until `stop()`, which waits for each to finish its current window. */
+function startIndexers(indexers: ChainIndexer[]): BackgroundJob {
   const controller = new AbortController();
-  const indexers = createIndexers(context);
   const runs = indexers.map((indexer) => indexer.run(controller.signal));
   return {
     status: () => toJobStatus({ indexers: indexers.map((i) => i.status) }),
@@ -95,14 +114,13 @@ async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
   };
 }
 
-export const chainstatsService: ServiceDefinition = {
+export const chainstatsService: ServiceDefinition<Chainstats> = {
   name: "chainstats",
   title: "Chain statistics API",
   migrations: loadMigrations("chainstats", new URL("../migrations", import.meta.url).pathname),
   port: (config) => config.chainstatsPort,
   basePath: "/v2/api",
-  createServer,
-  startJobs,
+  create: createChainstats,
   plans: PLAN_NAMES,
   demoKeyPlan: "standard",
 };

@@ -1,33 +1,80 @@
 /**
  * The crosschain transfer service (Across API compatible) on the chains that know their SpokePool:
- * `indexer/` follows SpokePool events into PostgreSQL, `relayer/` fills pending deposits, `http/` serves
- * deposit status, deposits, routes, chains and suggested fees.
+ * `indexer/` follows SpokePool events into PostgreSQL, `relayer/` fills pending deposits, `quotes/` keeps the
+ * chain state quotes need warm, and `http/` serves deposit status, deposits, routes, chains and suggested fees
+ * (route → `services/` → `store/` or `quotes/`).
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   type BackgroundJob,
   createHttpServer,
+  type HttpServer,
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
+  type ServiceInstance,
   toJobStatus,
 } from "@platform/kernel";
 import { spokeChains } from "./deployments.ts";
+import { registerAvailableRoutesRoute } from "./http/availableRoutes.ts";
 import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
+import { registerChainsRoute } from "./http/chains.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
+import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
-import { quoteServicesFor, registerQuoteRoutes, startQuoteJobs } from "./quotes/index.ts"; // quotes
+import { createQuoteContext, type QuoteContext, startQuoteRefresh } from "./quotes/quoteContext.ts";
 import { type Relayer, startRelayer } from "./relayer/index.ts";
+import { relayerKeyOf } from "./relayer/relayerKey.ts";
+import { createDepositsService, type DepositsService } from "./services/deposits.ts";
+import { createSuggestedFeesService, type SuggestedFeesService } from "./services/suggestedFees.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
 export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
 
 export const BASE_PATH = "/api";
 
-async function createServer(context: PlatformContext) {
-  const { config, db, logger, apiKeys } = context;
+/** The crosschain service built for one platform context. */
+export interface Crosschain extends ServiceInstance {
+  /** Routes, chain-state cache and quote settings: shared by the quote endpoints, the refresh loop and the relayer. */
+  quotes: QuoteContext;
+  createServer(): Promise<HttpServer>;
+  /** The background work; see {@link CrosschainJobsOptions}. */
+  startJobs(options?: CrosschainJobsOptions): Promise<CrosschainJobs>;
+  /** Stops what the quote context still refreshes; after the server and the jobs stopped. */
+  close(): Promise<void>;
+}
+
+/**
+ * The crosschain service for one platform context. The quote context (the chain-state cache) is made here,
+ * once, and handed to the quote routes, the refresh loop and the relayer; `close()` releases it.
+ */
+export async function createCrosschain(context: PlatformContext): Promise<Crosschain> {
+  const quotes = createQuoteContext(context);
+  const services: CrosschainServices = {
+    deposits: createDepositsService(createDepositsRepository(context.db)),
+    suggestedFees: createSuggestedFeesService(quotes),
+  };
+  return {
+    quotes,
+    createServer: () => createServer(context, quotes, services),
+    startJobs: async (options) => startCrosschainJobs(context, quotes, options),
+    close: () => quotes.close(),
+  };
+}
+
+/** What the routes call. */
+interface CrosschainServices {
+  deposits: DepositsService;
+  suggestedFees: SuggestedFeesService;
+}
+
+async function createServer(
+  { config, logger, apiKeys }: PlatformContext,
+  quotes: QuoteContext,
+  services: CrosschainServices,
+): Promise<HttpServer> {
   const app = await createHttpServer({
     logger: logger.child({ service: "crosschain" }),
     bodyLimit: config.bodyLimit,
@@ -42,16 +89,14 @@ async function createServer(context: PlatformContext) {
     },
   });
   const requireBearer = createBearerAuth(apiKeys);
-  const deposits = createDepositsRepository(db);
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireBearer);
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
-      registerDepositRoutes(typed, { deposits });
-      // --- quotes (begin): /suggested-fees, /available-routes, /chains. The quote services (routes, chain-state
-      // cache) are per context (quotes/quoteServices.ts WeakMap), shared with startJobs, which runs the refresh loop.
-      registerQuoteRoutes(typed, quoteServicesFor(context));
-      // --- quotes (end)
+      registerDepositRoutes(typed, services.deposits);
+      registerSuggestedFeesRoute(typed, services.suggestedFees);
+      registerAvailableRoutesRoute(typed, quotes);
+      registerChainsRoute(typed, quotes);
     },
     { prefix: BASE_PATH },
   );
@@ -63,43 +108,52 @@ export interface CrosschainJobs extends BackgroundJob {
   relayer: Relayer | undefined;
 }
 
+export interface CrosschainJobsOptions {
+  /** false: leave the SpokePool indexing to other instances (`platform relayer --no-indexer`). */
+  indexers?: boolean;
+}
+
 /**
- * The background work of the service: the quote chain-state cache (also the relayer's fill costs), the
+ * The background work of the service: the quote chain-state refresh (also the relayer's fill costs), the
  * SpokePool indexers (with the integrator-id pass) unless `indexers: false`, and the relayer when
  * `CROSSCHAIN_RELAYER` is on and it has a key. `platform start` runs it all; `platform relayer` runs the
  * relayer role on its own (optionally leaving indexing to other instances).
  */
-export function startCrosschainJobs(context: PlatformContext, o: { indexers?: boolean } = {}): CrosschainJobs {
+function startCrosschainJobs(
+  context: PlatformContext,
+  quotes: QuoteContext,
+  o: CrosschainJobsOptions = {},
+): CrosschainJobs {
   const { config, db, logger } = context;
   const chains = spokeChains(context.chains);
   // New deposits wake the relayer at once instead of at its next poll.
   let wakeRelayer = () => {};
   const indexers =
     o.indexers === false ? undefined : startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
-  const quotes = startQuoteJobs(context); // keeps the chain-state cache warm
-  const services = quoteServicesFor(context);
+  const refresh = startQuoteRefresh(quotes); // keeps the chain-state cache warm
+  const relayerKey = relayerKeyOf(context);
   const relayer =
-    config.crosschainRelayer && config.crosschainRelayerKey
+    config.crosschainRelayer && relayerKey
       ? startRelayer({
           db,
           chains,
-          privateKey: config.crosschainRelayerKey as `0x${string}`,
+          privateKey: relayerKey,
           logger,
           pollMs: config.crosschainPollMs,
           marginBps: config.crosschainRelayerMarginBps,
-          isRouteEnabled: (route) => services.routes.isRouteEnabled(route),
-          estimateFillCost: createFillCostEstimator(services.cache, chains),
+          isRouteEnabled: (route) => quotes.routes.isRouteEnabled(route),
+          estimateFillCost: createFillCostEstimator(quotes.cache, chains),
           tuning: { leaseTtlSec: config.crosschainRelayerLeaseSec },
         })
       : undefined;
   if (relayer) wakeRelayer = () => relayer.wake();
-  if (config.crosschainRelayer && !config.crosschainRelayerKey) {
+  if (config.crosschainRelayer && !relayerKey) {
     logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
   }
   return {
     relayer,
     status: () => {
-      const state = services.cache.snapshot();
+      const state = quotes.cache.snapshot();
       return toJobStatus({
         indexers: indexers?.indexers.map((i) => i.status) ?? [],
         relayer: relayer?.status ?? null,
@@ -114,21 +168,16 @@ export function startCrosschainJobs(context: PlatformContext, o: { indexers?: bo
     async stop() {
       await relayer?.stop();
       await indexers?.stop();
-      await quotes.stop();
+      await refresh.stop();
     },
   };
 }
 
-async function startJobs(context: PlatformContext): Promise<BackgroundJob> {
-  return startCrosschainJobs(context);
-}
-
-export const crosschainService: ServiceDefinition = {
+export const crosschainService: ServiceDefinition<Crosschain> = {
   name: "crosschain",
   title: "Crosschain transfer API",
   migrations: loadMigrations("crosschain", new URL("../migrations", import.meta.url).pathname),
   port: (config) => config.crosschainPort,
   basePath: BASE_PATH,
-  createServer,
-  startJobs,
+  create: createCrosschain,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redactUrls, toJobStatus } from "./jobStatus.ts";
+import { toJobStatus } from "./jobStatus.ts";
 
 describe("toJobStatus", () => {
   it("turns bigints into strings and keeps the shape", () => {
@@ -13,17 +13,17 @@ describe("toJobStatus", () => {
   });
 
   it("cuts URLs in messages to their origin, so RPC keys never show", () => {
-    expect(redactUrls("RPC https://mainnet.infura.io/v3/0123abcd answered HTTP 500")).toBe(
-      "RPC https://mainnet.infura.io/… answered HTTP 500",
-    );
-    expect(redactUrls("fetch failed: http://user:pass@10.0.0.1:8545?key=s3cret")).toBe(
-      "fetch failed: http://10.0.0.1:8545/…",
-    );
-    expect(redactUrls("wss://node.example/ws/KEY, and http://127.0.0.1:8545")).toBe(
-      "wss://node.example/…, and http://127.0.0.1:8545",
-    );
     expect(toJobStatus({ lastError: "eth_getLogs at https://rpc.example/abc failed" })).toEqual({
       lastError: "eth_getLogs at https://rpc.example/… failed",
     });
+  });
+
+  it("shows an error by its name and message, redacted", () => {
+    const error = new TypeError("RPC https://eth.example/v3/SECRETKEY?apikey=SECRET2 did not answer");
+    const status = toJobStatus({ chains: [{ chainId: 1, lastError: error }] });
+    expect(status).toEqual({
+      chains: [{ chainId: 1, lastError: { name: "TypeError", message: "RPC https://eth.example/… did not answer" } }],
+    });
+    expect(JSON.stringify(status)).not.toContain("SECRET");
   });
 });

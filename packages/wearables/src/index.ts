@@ -1,17 +1,33 @@
 /**
- * The wearable health data API (Open Wearables compatible): `createServer` builds its HTTP server
- * under `/api/v1` from the platform context; `wearablesService` is what `platform start` runs.
+ * The wearable health data API (Open Wearables compatible) under `/api/v1`; `wearablesService` is what
+ * `platform start` runs. A request goes route (`http/`) → service (`services/`) → repository (`store/`).
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { createHttpServer, loadMigrations, type PlatformContext, type ServiceDefinition } from "@platform/kernel";
+import {
+  createHttpServer,
+  loadMigrations,
+  type PlatformContext,
+  type ServiceDefinition,
+  type ServiceInstance,
+} from "@platform/kernel";
 import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { registerUserRoutes } from "./http/users.ts";
+import { createUsersService, type UsersService } from "./services/users.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
 
 export const BASE_PATH = "/api/v1";
 
-async function createServer({ config, db, logger, apiKeys }: PlatformContext) {
+/** The wearables service for one platform context (it has no background jobs and nothing to release). */
+export async function createWearables({ config, db, logger, apiKeys }: PlatformContext): Promise<ServiceInstance> {
+  const users = createUsersService(createUsersRepository(db));
+  return { createServer: () => createServer({ config, logger, apiKeys }, { users }) };
+}
+
+async function createServer(
+  { config, logger, apiKeys }: Pick<PlatformContext, "config" | "logger" | "apiKeys">,
+  services: { users: UsersService },
+) {
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
     bodyLimit: config.bodyLimit,
@@ -29,7 +45,7 @@ async function createServer({ config, db, logger, apiKeys }: PlatformContext) {
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireApiKey);
-      registerUserRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), createUsersRepository(db));
+      registerUserRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services.users);
     },
     { prefix: BASE_PATH },
   );
@@ -42,6 +58,6 @@ export const wearablesService: ServiceDefinition = {
   migrations: loadMigrations("wearables", new URL("../migrations", import.meta.url).pathname),
   port: (config) => config.wearablesPort,
   basePath: BASE_PATH,
-  createServer,
+  create: createWearables,
 };
 export { GET_USER_SQL, listUsersSql } from "./store/usersRepository.ts";

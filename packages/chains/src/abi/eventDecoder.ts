@@ -153,8 +153,10 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
     dataReaders.push([input.name ?? "", read, offset]);
     offset += headWords(input) ?? 1;
   }
+  const placesOf = (names: readonly string[]) => names.map((name) => wordPlace(inputs, name, event.name));
+  const bytesPlace = (name: string) => dynamicBytesPlace(inputs, name, event.name);
   const wordsOf = (names: readonly string[]) => {
-    const places = names.map((name) => wordPlace(inputs, name, event.name));
+    const places = placesOf(names);
     return (topics: readonly Hex[], data: Hex) =>
       places.map(({ topic, head }) => {
         const w = topic !== undefined ? (topics[topic] ?? "").slice(2) : data.slice(2 + head * 64, 66 + head * 64);
@@ -163,30 +165,19 @@ export function createEventDecoder(event: AbiEvent): EventDecoder {
       });
   };
   const bytesOf = (name: string) => {
-    const head = dynamicBytesPlace(inputs, name, event.name);
+    const head = bytesPlace(name);
     return (data: Hex) => bytesAt(data.slice(2), head, 0);
   };
-  const placesOf = (names: readonly string[]) => names.map((name) => wordPlace(inputs, name, event.name));
-  const bytesPlace = (name: string) => dynamicBytesPlace(inputs, name, event.name);
+  const layout = { name: event.name, selector, wordsOf, bytesOf, placesOf, bytesPlace };
   if (!fast) {
     return {
-      name: event.name,
-      selector,
-      wordsOf,
-      bytesOf,
-      placesOf,
-      bytesPlace,
+      ...layout,
       decode: (topics, data) =>
         decodeEventLog({ abi: [event], topics: topics as [Hex, ...Hex[]], data }).args as Record<string, unknown>,
     };
   }
   return {
-    name: event.name,
-    selector,
-    wordsOf,
-    bytesOf,
-    placesOf,
-    bytesPlace,
+    ...layout,
     decode(topics, data) {
       if (topics[0] !== selector) throw new RangeError(`log is not a ${event.name} event`);
       if (topics.length !== topicReaders.length + 1) throw new RangeError("log has the wrong number of topics");

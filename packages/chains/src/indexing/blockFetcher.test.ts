@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBlockFetcher, parseJsonBody } from "./blockFetcher.ts";
+import { RpcRequestError, RpcResponseError } from "./rpcErrors.ts";
 
 describe("parseJsonBody", () => {
   it("parses ASCII and UTF-8 bodies alike", () => {
@@ -57,6 +58,7 @@ describe("createBlockFetcher over HTTP", () => {
     const fetcher = createBlockFetcher({ rpcUrl: url, batchSize: 10, concurrency: 1 });
     expect(await fetcher.blockNumber()).toBe(16n);
     await expect(fetcher.call("eth_call", [])).rejects.toThrow("execution reverted: déjà payé");
+    await expect(fetcher.call("eth_call", [])).rejects.toMatchObject({ name: "RpcResponseError", code: 3 });
   });
 
   it("reads eth_getLogs in place, and explains replies that are not a list of logs", async () => {
@@ -66,8 +68,35 @@ describe("createBlockFetcher over HTTP", () => {
     expect(view.count).toBe(2);
     expect(view.log(0)).toMatchObject({ address: "0x01", topics: ["0x02"], blockHash: "0x03" });
     expect(view.hex(1, 1)).toBeUndefined(); // the odd `data` reads as absent
-    await expect(fetcher.getLogs(filter("0x2"))).rejects.toThrow("eth_getLogs: too many logs");
-    await expect(fetcher.getLogs(filter("0x3"))).rejects.toThrow("did not answer a list of logs");
+    const refused = fetcher.getLogs(filter("0x2"));
+    await expect(refused).rejects.toBeInstanceOf(RpcResponseError);
+    await expect(refused).rejects.toMatchObject({ method: "eth_getLogs", code: -32005 });
+    await expect(refused).rejects.toThrow("too many logs");
+    // Replies that are no JSON-RPC answer: a response error without a code.
+    await expect(fetcher.getLogs(filter("0x3"))).rejects.toMatchObject({ name: "RpcResponseError", code: undefined });
+    await expect(fetcher.getLogs(filter("0x3"))).rejects.toThrow("not a list of logs");
+    await expect(fetcher.getLogs(filter("0x4"))).rejects.toMatchObject({ name: "RpcResponseError", code: undefined });
     await expect(fetcher.getLogs(filter("0x4"))).rejects.toThrow("invalid JSON");
+  });
+
+  it("names the endpoint by its redacted form only", async () => {
+    const keyed = `${url}/v3/SECRETKEY?apikey=SECRET2`;
+    const fetcher = createBlockFetcher({ rpcUrl: keyed, batchSize: 10, concurrency: 1 });
+    const error = await fetcher.call("eth_call", []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RpcResponseError);
+    expect((error as RpcResponseError).endpoint).toBe(`${url}/…`);
+    expect((error as Error).message).toContain(`RPC ${url}/… answered eth_call`);
+    expect((error as Error).message).not.toContain("SECRET");
+
+    const notHttp = (() => {
+      try {
+        return createBlockFetcher({ rpcUrl: "wss://node.example/ws/SECRETKEY", batchSize: 1, concurrency: 1 });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(notHttp).toBeInstanceOf(RpcRequestError);
+    expect((notHttp as Error).message).toContain("wss://node.example/…");
+    expect((notHttp as Error).message).not.toContain("SECRET");
   });
 });

@@ -4,7 +4,8 @@
  */
 import { isAscii } from "node:buffer";
 import { type LogsView, scanLogsReply } from "./logsView.ts";
-import { createRpcTransport, RpcError } from "./rpcTransport.ts";
+import { RpcRequestError, RpcResponseError } from "./rpcErrors.ts";
+import { createRpcTransport } from "./rpcTransport.ts";
 /** The header fields indexers read from `eth_getBlockByNumber(n, false)`. */
 export interface BlockHeader {
   number: bigint;
@@ -19,21 +20,6 @@ export interface BlockHeader {
   miner: string;
   /** Seconds since the parent; null when the parent is unknown (filled by the indexer). */
   blockTime: number | null;
-}
-
-/** A log as `eth_getLogs` answers it: quantities as hex strings. */
-export interface RpcLog {
-  address: `0x${string}`;
-  topics: `0x${string}`[];
-  data: `0x${string}`;
-  blockNumber: `0x${string}`;
-  blockHash: `0x${string}`;
-  /** Block time of the log (nodes since 2025; older ones leave it out). */
-  blockTimestamp?: `0x${string}`;
-  transactionHash: `0x${string}`;
-  transactionIndex: `0x${string}`;
-  logIndex: `0x${string}`;
-  removed?: boolean;
 }
 
 export interface BlockFetcher {
@@ -77,6 +63,13 @@ export interface CreateBlockFetcherParameters {
   timeoutMs?: number;
 }
 
+/** The `error` member of a JSON-RPC reply. */
+interface JsonRpcError {
+  code?: number;
+  message?: string;
+  data?: unknown;
+}
+
 interface RpcBlock {
   number: string;
   hash: string;
@@ -89,8 +82,6 @@ interface RpcBlock {
   transactions: unknown[];
   miner: string;
 }
-
-export { RpcError };
 
 const toHeader = (b: RpcBlock): BlockHeader => ({
   number: BigInt(b.number),
@@ -116,8 +107,21 @@ export function parseJsonBody(bytes: Buffer): unknown {
 
 export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetcher {
   const url = p.rpcUrl;
-  if (!/^https?:/.test(url)) throw new RpcError(`indexers need an http(s) JSON-RPC URL for batching, got ${url}`);
+  if (!/^https?:/.test(url)) {
+    throw new RpcRequestError({
+      url,
+      details: "cannot serve indexers: they need an http(s) JSON-RPC URL for batching",
+    });
+  }
   let id = 0;
+  const answeredError = (method: string, error: JsonRpcError) =>
+    new RpcResponseError({
+      url,
+      method,
+      details: typeof error.message === "string" ? error.message : JSON.stringify(error),
+      code: typeof error.code === "number" ? error.code : undefined,
+      data: error.data,
+    });
 
   async function post(body: unknown): Promise<unknown> {
     return parseJsonBody(await postForBytes(body));
@@ -129,13 +133,17 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
   async function batchCalls<T>(calls: readonly { method: string; params: unknown[] }[]): Promise<T[]> {
     if (calls.length === 0) return [];
     const requests = calls.map((c) => ({ jsonrpc: "2.0", id: ++id, method: c.method, params: c.params }));
-    const replies = (await post(requests)) as { id: number; result?: T; error?: { message: string } }[];
-    if (!Array.isArray(replies)) throw new RpcError("RPC did not answer the batch with an array");
+    const replies = (await post(requests)) as { id: number; result?: T; error?: JsonRpcError }[];
+    if (!Array.isArray(replies)) {
+      const error = (replies as { error?: JsonRpcError } | null)?.error;
+      if (error) throw answeredError(calls[0]?.method ?? "a batch", error);
+      throw new RpcResponseError({ url, method: "a batch", details: "the reply is not an array" });
+    }
     const byId = new Map(replies.map((r) => [r.id, r]));
     return requests.map((c) => {
       const r = byId.get(c.id);
-      if (!r) throw new RpcError(`RPC reply to ${c.method} is missing`);
-      if (r.error) throw new RpcError(`${c.method}(${JSON.stringify(c.params).slice(1, 80)}): ${r.error.message}`);
+      if (!r) throw new RpcResponseError({ url, method: c.method, details: "the reply is missing" });
+      if (r.error) throw answeredError(`${c.method}(${JSON.stringify(c.params).slice(1, 80)})`, r.error);
       return r.result as T;
     });
   }
@@ -210,17 +218,17 @@ export function createBlockFetcher(p: CreateBlockFetcherParameters): BlockFetche
       if (view) return view;
       // An error reply, or JSON laid out in a way the scanner does not read: parse it, then scan the
       // result re-serialized (which it always reads).
-      let reply: { result?: unknown; error?: { message?: string } };
+      let reply: { result?: unknown; error?: JsonRpcError };
       try {
         reply = parseJsonBody(body) as typeof reply;
       } catch {
-        throw new RpcError("eth_getLogs: the RPC answered invalid JSON");
+        throw new RpcResponseError({ url, method: "eth_getLogs", details: "invalid JSON" });
       }
-      if (reply?.error) throw new RpcError(`eth_getLogs: ${reply.error.message ?? JSON.stringify(reply.error)}`);
+      if (reply?.error) throw answeredError("eth_getLogs", reply.error);
       const again = Array.isArray(reply?.result)
         ? scanLogsReply(Buffer.from(JSON.stringify({ result: reply.result }), "utf8"))
         : undefined;
-      if (!again) throw new RpcError("eth_getLogs: the RPC did not answer a list of logs");
+      if (!again) throw new RpcResponseError({ url, method: "eth_getLogs", details: "not a list of logs" });
       return again;
     },
 

@@ -3,7 +3,7 @@
  * caught up waits `pollMs` (or until `wake()`); a failing step is retried with exponential backoff
  * (up to 30 s), logging each new error once.
  */
-import type { Logger } from "../logger.ts";
+import type { Logger } from "@platform/kernel";
 
 export interface IndexerLoopParameters {
   signal: AbortSignal;

@@ -15,7 +15,21 @@
  * const view = scanLogsReply(body);
  * for (let i = 0; i < view.count; i++) if (view.topicCount(i) > 0) console.log(view.hex(i, LOG_FIELD.topic0));
  */
-import type { RpcLog } from "./blockFetcher.ts";
+
+/** A log as `eth_getLogs` answers it: quantities as hex strings. */
+export interface RpcLog {
+  address: `0x${string}`;
+  topics: `0x${string}`[];
+  data: `0x${string}`;
+  blockNumber: `0x${string}`;
+  blockHash: `0x${string}`;
+  /** Block time of the log (nodes since 2025; older ones leave it out). */
+  blockTimestamp?: `0x${string}`;
+  transactionHash: `0x${string}`;
+  transactionIndex: `0x${string}`;
+  logIndex: `0x${string}`;
+  removed?: boolean;
+}
 
 /** The fields a view records, by index. Topics are `topic0 + k`. */
 export const LOG_FIELD = {

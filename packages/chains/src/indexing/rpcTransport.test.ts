@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRpcTransport, RpcError } from "./rpcTransport.ts";
+import { RpcRequestError } from "./rpcErrors.ts";
+import { createRpcTransport } from "./rpcTransport.ts";
 
 let server: Server;
 let url: string;
@@ -60,13 +61,18 @@ describe("createRpcTransport", () => {
     expect(reply.toString()).toBe(`Basic ${Buffer.from("user:p@ss").toString("base64")}`);
   });
 
-  it("rejects with RpcError on HTTP errors, cut replies, silence and refused connections", async () => {
+  it("rejects with RpcRequestError on HTTP errors, cut replies, silence and refused connections", async () => {
     const send = post();
-    await expect(send(JSON.stringify({ mode: "status" }))).rejects.toThrow(/HTTP 503/);
-    await expect(send(JSON.stringify({ mode: "cut" }))).rejects.toBeInstanceOf(RpcError);
+    const origin = new URL(url).origin;
+    await expect(send(JSON.stringify({ mode: "status" }))).rejects.toMatchObject({
+      name: "RpcRequestError",
+      status: 503,
+      endpoint: `${origin}/…`,
+    });
+    await expect(send(JSON.stringify({ mode: "cut" }))).rejects.toBeInstanceOf(RpcRequestError);
     await expect(send(JSON.stringify({ mode: "silent" }))).rejects.toThrow(/did not answer in 300 ms/);
     const refused = createRpcTransport({ url: "http://127.0.0.1:1/", timeoutMs: 300 });
-    await expect(refused("{}")).rejects.toBeInstanceOf(RpcError);
+    await expect(refused("{}")).rejects.toMatchObject({ name: "RpcRequestError", status: undefined });
     // Still usable after all that.
     expect((await send(JSON.stringify({ mode: "length" }))).length).toBe(big.length);
   });

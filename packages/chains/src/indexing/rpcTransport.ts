@@ -11,20 +11,17 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { RpcRequestError } from "./rpcErrors.ts";
 
 /** Largest reply read (a node answering more is refused rather than exhausting memory). */
 export const MAX_REPLY_BYTES = 512 * 1024 * 1024;
-
-export class RpcError extends Error {
-  override name = "RpcError";
-}
 
 export interface RpcTransportParameters {
   url: string;
   timeoutMs: number;
 }
 
-/** A function posting one JSON body and resolving with the reply's bytes; HTTP errors reject with RpcError. */
+/** A function posting one JSON body and resolving with the reply's bytes; failures reject with RpcRequestError. */
 export type RpcTransport = (body: string) => Promise<Buffer>;
 
 export function createRpcTransport(p: RpcTransportParameters): RpcTransport {
@@ -33,7 +30,8 @@ export function createRpcTransport(p: RpcTransportParameters): RpcTransport {
   const client = secure ? https : http;
   const agent = new client.Agent({ keepAlive: true });
   const auth = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
-  const where = `${url.protocol}//${url.host}`;
+  const failure = (details: string, o: { status?: number; cause?: unknown } = {}) =>
+    new RpcRequestError({ url: p.url, details, ...o });
 
   return (body) =>
     new Promise<Buffer>((resolve, reject) => {
@@ -52,13 +50,13 @@ export function createRpcTransport(p: RpcTransportParameters): RpcTransport {
         (res) => {
           if (res.statusCode !== 200) {
             res.resume();
-            reject(new RpcError(`RPC ${where} answered HTTP ${res.statusCode}`));
+            reject(failure(`answered HTTP ${res.statusCode}`, { status: res.statusCode }));
             return;
           }
           const announced = Number(res.headers["content-length"]);
           if (announced > MAX_REPLY_BYTES) {
             req.destroy();
-            reject(new RpcError(`RPC ${where} answered more than ${MAX_REPLY_BYTES} bytes`));
+            reject(failure(`answered more than ${MAX_REPLY_BYTES} bytes`));
             return;
           }
           // One buffer of the announced length; replies without one are gathered in chunks.
@@ -78,20 +76,20 @@ export function createRpcTransport(p: RpcTransportParameters): RpcTransport {
             length += chunk.length;
             if (length > MAX_REPLY_BYTES) {
               req.destroy();
-              reject(new RpcError(`RPC ${where} answered more than ${MAX_REPLY_BYTES} bytes`));
+              reject(failure(`answered more than ${MAX_REPLY_BYTES} bytes`));
             }
           });
           res.on("end", () => {
             if (reply) resolve(length === reply.length ? reply : reply.subarray(0, length));
             else resolve(Buffer.concat(chunks, length));
           });
-          res.on("error", (error) => reject(new RpcError(`RPC ${where}: ${error.message}`)));
-          res.on("aborted", () => reject(new RpcError(`RPC ${where} closed the reply early`)));
+          res.on("error", (error) => reject(failure(`failed: ${error.message}`, { cause: error })));
+          res.on("aborted", () => reject(failure("closed the reply early")));
         },
       );
-      req.on("timeout", () => req.destroy(new RpcError(`RPC ${where} did not answer in ${p.timeoutMs} ms`)));
+      req.on("timeout", () => req.destroy(failure(`did not answer in ${p.timeoutMs} ms`)));
       req.on("error", (error) =>
-        reject(error instanceof RpcError ? error : new RpcError(`RPC ${where}: ${error.message}`)),
+        reject(error instanceof RpcRequestError ? error : failure(`failed: ${error.message}`, { cause: error })),
       );
       req.end(body);
     });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "@platform/kernel";
 import type { Account, Chain, PublicClient, Transport, WalletClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll } from "vitest";
@@ -8,7 +9,6 @@ import type { DevnetAccount, DevnetAccounts } from "../accounts.ts";
 import { createChainClient, createChainWalletClient } from "../clients.ts";
 import { httpRpc } from "../deploy.ts";
 import { type Devnet, startDevnet } from "../devnet.ts";
-import type { Logger } from "../logger.ts";
 import { type DevnetChainManifest, type DevnetManifest, manifestChain } from "../manifest.ts";
 
 /** A devnet for one test file, with per-test isolation through evm_snapshot / evm_revert. */

@@ -12,6 +12,3 @@ export function parseUtcDate(value: string): string | undefined {
 
 /** `yyyy-MM-dd` of a Unix timestamp in seconds. */
 export const utcDay = (timestampSec: number) => new Date(timestampSec * 1000).toISOString().slice(0, 10);
-
-/** Seconds at 00:00 UTC of a `yyyy-MM-dd` day. */
-export const dayStartSec = (day: string) => Date.parse(`${day}T00:00:00Z`) / 1000;

@@ -3,7 +3,7 @@
  * checkpoint happens in one transaction with the rows it covers, so a crash at any instant leaves
  * the tables and the checkpoint consistent: nothing lost, nothing counted twice.
  */
-import type { Database, Queryable } from "@platform/kernel";
+import { byteaToHex, type Database, hexDigits, type Queryable } from "@platform/kernel";
 import { type DailyAction, recordColumn } from "../domain/dailyStats.ts";
 import { type BlockHeader, type DailyDelta, dailyDeltas } from "../domain/rollup.ts";
 
@@ -15,9 +15,6 @@ export interface ChainCheckpoint {
   updated_at: Date;
 }
 
-const hex = (h: string) => h.replace(/^0x/, "");
-const toHex = (b: Buffer) => `0x${b.toString("hex")}`;
-
 async function insertBlocks(tx: Queryable, chainId: number, blocks: readonly BlockHeader[]) {
   await tx.query(
     `INSERT INTO chainstats.blocks (chain_id, number, hash, parent_hash, timestamp, gas_limit, gas_used,
@@ -28,15 +25,15 @@ async function insertBlocks(tx: Queryable, chainId: number, blocks: readonly Blo
     [
       chainId,
       blocks.map((b) => b.number.toString()),
-      blocks.map((b) => hex(b.hash)),
-      blocks.map((b) => hex(b.parentHash)),
+      blocks.map((b) => hexDigits(b.hash)),
+      blocks.map((b) => hexDigits(b.parentHash)),
       blocks.map((b) => b.timestamp),
       blocks.map((b) => b.gasLimit.toString()),
       blocks.map((b) => b.gasUsed.toString()),
       blocks.map((b) => (b.baseFeePerGas === null ? null : b.baseFeePerGas.toString())),
       blocks.map((b) => b.size.toString()),
       blocks.map((b) => b.txCount),
-      blocks.map((b) => hex(b.miner)),
+      blocks.map((b) => hexDigits(b.miner)),
       blocks.map((b) => b.blockTime),
     ],
   );
@@ -101,7 +98,7 @@ export function createBlocksRepository(db: Database) {
           `INSERT INTO chainstats.chains (chain_id, genesis_hash, next_block, start_block) VALUES ($1, decode($2, 'hex'), $3, $3)
            ON CONFLICT (chain_id) DO UPDATE SET genesis_hash = EXCLUDED.genesis_hash, next_block = EXCLUDED.next_block,
              start_block = EXCLUDED.start_block, updated_at = now()`,
-          [chainId, hex(genesisHash), startBlock.toString()],
+          [chainId, hexDigits(genesisHash), startBlock.toString()],
         );
       });
     },
@@ -112,7 +109,7 @@ export function createBlocksRepository(db: Database) {
         "SELECT hash, timestamp FROM chainstats.blocks WHERE chain_id = $1 AND number = $2",
         [chainId, number.toString()],
       );
-      return row ? { hash: toHex(row.hash), timestamp: Number(row.timestamp) } : undefined;
+      return row ? { hash: byteaToHex(row.hash), timestamp: Number(row.timestamp) } : undefined;
     },
 
     /**

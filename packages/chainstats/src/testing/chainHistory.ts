@@ -3,16 +3,11 @@
  * transactions per block), and computes the daily statistics independently from the raw blocks,
  * one plain `eth_getBlockByNumber` at a time, to check the indexer against.
  */
-export async function rpc<T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> {
-  const res = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const body = (await res.json()) as { result?: T; error?: { message: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result as T;
-}
+import { httpRpc } from "@platform/chains";
+
+/** One JSON-RPC call to the node at `url` (anvil's own methods included). */
+export const rpc = <T = unknown>(url: string, method: string, params: unknown[] = []): Promise<T> =>
+  httpRpc(url)<T>(method, params);
 
 export interface PlannedBlock {
   timestamp: number;
@@ -20,7 +15,8 @@ export interface PlannedBlock {
   txs?: number;
 }
 
-const hex = (n: number | bigint) => `0x${n.toString(16)}`;
+/** A JSON-RPC quantity (0x hex, no leading zeros). */
+const quantity = (n: number | bigint) => `0x${n.toString(16)}`;
 const SENDER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"; // anvil's first unlocked dev account
 const RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
@@ -28,11 +24,11 @@ const RECEIVER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 export async function mineHistory(url: string, blocks: PlannedBlock[]): Promise<void> {
   await rpc(url, "evm_setAutomine", [false]);
   for (const b of blocks) {
-    if (b.gasLimit) await rpc(url, "evm_setBlockGasLimit", [hex(b.gasLimit)]);
+    if (b.gasLimit) await rpc(url, "evm_setBlockGasLimit", [quantity(b.gasLimit)]);
     for (let i = 0; i < (b.txs ?? 0); i++) {
       await rpc(url, "eth_sendTransaction", [{ from: SENDER, to: RECEIVER, value: "0x1", gas: "0x5208" }]);
     }
-    await rpc(url, "anvil_setNextBlockTimestamp", [hex(b.timestamp)]);
+    await rpc(url, "anvil_setNextBlockTimestamp", [quantity(b.timestamp)]);
     await rpc(url, "evm_mine", []);
   }
 }
@@ -63,7 +59,7 @@ export async function expectedDays(url: string, from = 0): Promise<ExpectedDay[]
   const head = Number(await rpc<string>(url, "eth_blockNumber"));
   const blocks: RawBlock[] = [];
   for (let n = Math.max(0, from - 1); n <= head; n++)
-    blocks.push(await rpc<RawBlock>(url, "eth_getBlockByNumber", [hex(n), false]));
+    blocks.push(await rpc<RawBlock>(url, "eth_getBlockByNumber", [quantity(n), false]));
   const days = new Map<
     string,
     { count: number; limit: number; used: number; size: number; txs: number; dt: number; dtn: number }

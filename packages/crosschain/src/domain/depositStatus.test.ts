@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   type DepositStatusInput,
-  depositStatusCacheTtlSec,
   deriveActionsSucceeded,
   deriveDepositStatus,
   isFillDeadlinePassed,
@@ -109,13 +108,5 @@ describe("helpers", () => {
   it("isFillDeadlinePassed is strict", () => {
     expect(isFillDeadlinePassed(10, 10)).toBe(false);
     expect(isFillDeadlinePassed(10, 11)).toBe(true);
-  });
-
-  it("cache TTLs follow the indexer", () => {
-    expect(depositStatusCacheTtlSec("pending")).toBeNull();
-    expect(depositStatusCacheTtlSec("expired")).toBe(60);
-    expect(depositStatusCacheTtlSec("filled")).toBe(86_400);
-    expect(depositStatusCacheTtlSec("refunded")).toBe(86_400);
-    expect(depositStatusCacheTtlSec("slowFillRequested")).toBe(300);
   });
 });

@@ -94,22 +94,3 @@ export function deriveDepositStatus(input: DepositStatusInput, now: number): Der
     depositRefundTxnRef: rawStatus === "refunded" ? (refund?.txHash ?? null) : null,
   };
 }
-
-/**
- * How long a `/deposit/status` answer may be cached (the indexer's Redis TTLs): expired 60 s, filled and
- * refunded 1 day, slowFillRequested 5 min; pending is never cached (null).
- */
-export function depositStatusCacheTtlSec(status: ApiDepositStatus): number | null {
-  switch (status) {
-    case "expired":
-      return 60;
-    case "filled":
-    case "slowFilled":
-    case "refunded":
-      return 86_400;
-    case "slowFillRequested":
-      return 300;
-    default:
-      return null;
-  }
-}

@@ -234,8 +234,3 @@ function uint256(value: bigint | number, bits: 256 | 32 = 256): string {
   if (!ok) throw new RangeError(`uint${bits} out of range: ${value}`);
   return value.toString(16).padStart(64, "0");
 }
-
-/** Internal hash computed from a full relay data (hashes its message first). */
-export function internalRelayHashOf(relayData: RelayData, destinationChainId: bigint | number): Hex {
-  return internalRelayHash(relayData, messageHash(relayData.message), destinationChainId);
-}

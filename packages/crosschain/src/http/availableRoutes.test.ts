@@ -2,7 +2,8 @@
  * `GET /available-routes` over HTTP. The route list needs no chain state, so the chains here are plain
  * endpoints (no node behind them): the service must answer without any RPC.
  */
-import { type ChainEndpoint, startTestService, type TestService } from "@platform/kernel";
+import type { ChainEndpoint } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crosschainService } from "../index.ts";
 

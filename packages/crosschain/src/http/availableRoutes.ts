@@ -1,7 +1,7 @@
 /** `GET /available-routes`: the enabled routes, filtered (the anchor's legacy route listing). */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
-import type { QuoteServices } from "../quotes/quoteServices.ts";
+import type { QuoteContext } from "../quotes/quoteContext.ts";
 import { AddressParam, ChainIdParam, ErrorBody } from "./schemas.ts";
 
 const SymbolParam = (description: string) =>
@@ -28,7 +28,7 @@ export const RouteRecordSchema = Type.Object({
   isNative: Type.Boolean(),
 });
 
-export function registerAvailableRoutesRoute(app: HttpServer, services: QuoteServices) {
+export function registerAvailableRoutesRoute(app: HttpServer, quotes: QuoteContext) {
   app.get(
     "/available-routes",
     {
@@ -42,6 +42,6 @@ export function registerAvailableRoutesRoute(app: HttpServer, services: QuoteSer
         response: { 200: Type.Array(RouteRecordSchema), 400: ErrorBody, 401: ErrorBody },
       },
     },
-    async (request) => services.routes.filter(request.query),
+    async (request) => quotes.routes.filter(request.query),
   );
 }

@@ -1,5 +1,6 @@
 /** `GET /chains` over HTTP (no chain node needed), plus the RPC URL rule. */
-import { type ChainEndpoint, startTestService, type TestService } from "@platform/kernel";
+import type { ChainEndpoint } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crosschainService } from "../index.ts";
 import { publicRpcUrl } from "./chains.ts";

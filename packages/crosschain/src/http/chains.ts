@@ -14,7 +14,7 @@ import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
 import type { SpokeChain } from "../deployments.ts";
 import type { RouteRecord } from "../quotes/enabledRoutes.ts";
-import type { QuoteServices } from "../quotes/quoteServices.ts";
+import type { QuoteContext } from "../quotes/quoteContext.ts";
 import { ErrorBody } from "./schemas.ts";
 
 export const ChainsQuery = Type.Object({
@@ -127,13 +127,13 @@ function tokensOf(chain: SpokeChain, routes: readonly RouteRecord[], side: "orig
 
 /** The `/chains` body for the given filters. */
 export function listChains(
-  services: QuoteServices,
+  quotes: QuoteContext,
   q: { chainId?: number[]; inputTokenSymbol?: string; outputTokenSymbol?: string; omitTokens?: boolean },
 ): ChainJson[] {
-  const routes = services.routes.routes;
+  const routes = quotes.routes.routes;
   const hasSymbol = (tokens: ChainTokenJson[], symbol: string) =>
     tokens.some((t) => t.symbol.toUpperCase() === symbol.toUpperCase());
-  return services.chains
+  return quotes.chains
     .filter((c) => !q.chainId || q.chainId.includes(c.chainId))
     .map((chain) => ({
       chain,
@@ -158,7 +158,7 @@ export function listChains(
     }));
 }
 
-export function registerChainsRoute(app: HttpServer, services: QuoteServices) {
+export function registerChainsRoute(app: HttpServer, quotes: QuoteContext) {
   app.get(
     "/chains",
     {
@@ -172,6 +172,6 @@ export function registerChainsRoute(app: HttpServer, services: QuoteServices) {
         response: { 200: Type.Array(ChainRecord), 400: ErrorBody, 401: ErrorBody },
       },
     },
-    async (request) => listChains(services, request.query),
+    async (request) => listChains(quotes, request.query),
   );
 }

@@ -4,13 +4,19 @@
  * corrects a status; an expired deposit says so; with the RPC down, indexed data is still served.
  */
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { startTestService, type TestService } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { parseUnits } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { crosschainService } from "../index.ts";
 import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
-import { contextChains, fillDeposit, type MadeDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
+import {
+  contextChains,
+  type DepositOptions,
+  fillDeposit,
+  type MadeDeposit,
+  makeDeposit,
+} from "../testing/spokePoolActions.ts";
 
 const A = 8453;
 const B = 10;
@@ -23,17 +29,26 @@ const api = async (path: string, key: string | null = s.apiKey) => {
   return { status: res.status, body: await res.json() };
 };
 
-/** Polls until `check` passes (the indexer follows the chains every 50 ms here). */
-async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (check(v) || Date.now() > until) return v;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 const statusOf = (d: MadeDeposit) => api(`/deposit/status?originChainId=${A}&depositId=${d.depositId}`);
+type Reply = Awaited<ReturnType<typeof statusOf>>;
+
+/** The deposit's status reply once `check` holds (the indexer follows the chains every 50 ms here); throws if never. */
+const statusWhen = (d: MadeDeposit, check: (r: Reply) => boolean, timeout = 10_000) =>
+  vi.waitFor(
+    async () => {
+      const r = await statusOf(d);
+      if (!check(r)) throw new Error(`deposit ${d.depositId}: ${r.status} ${JSON.stringify(r.body)}`);
+      return r;
+    },
+    { timeout, interval: 25 },
+  );
+
+/** A deposit A → B made with viem, once the indexer stored it. */
+async function indexedDeposit(o: Omit<DepositOptions, "origin" | "destination">): Promise<MadeDeposit> {
+  const d = await makeDeposit(f, { origin: A, destination: B, ...o });
+  await statusWhen(d, (r) => r.status === 200);
+  return d;
+}
 
 beforeAll(async () => {
   f = await startDevnetFixture({ chainIds: [A, B] });
@@ -53,16 +68,8 @@ describe("deposit lifecycle", () => {
   let fillTx: string;
 
   it("a deposit becomes visible as pending, by all three lookups", async () => {
-    deposit = await makeDeposit(f, {
-      origin: A,
-      destination: B,
-      inputAmount: parseUnits("100", 6),
-      outputAmount: parseUnits("99.5", 6),
-    });
-    const { status, body } = await eventually(
-      () => statusOf(deposit),
-      (r) => r.status === 200,
-    );
+    deposit = await indexedDeposit({ inputAmount: parseUnits("100", 6), outputAmount: parseUnits("99.5", 6) });
+    const { status, body } = await statusOf(deposit);
     expect(status).toBe(200);
     expect(body).toEqual({
       status: "pending",
@@ -112,25 +119,16 @@ describe("deposit lifecycle", () => {
 
   it("the fill on the other chain makes it filled, with the fill transaction", async () => {
     fillTx = await fillDeposit(f, deposit);
-    const { body } = await eventually(
-      () => statusOf(deposit),
-      (r) => r.body.status === "filled",
-    );
+    const { body } = await statusWhen(deposit, (r) => r.body.status === "filled");
     expect(body).toMatchObject({ status: "filled", fillTx, fillTxnRef: fillTx, actionsSucceeded: null });
   });
 
   it("lists deposits with filters, newest first", async () => {
-    const second = await makeDeposit(f, {
-      origin: A,
-      destination: B,
+    const second = await indexedDeposit({
       inputAmount: parseUnits("5", 6),
       outputAmount: parseUnits("4.9", 6),
       user: 1,
     });
-    await eventually(
-      () => statusOf(second),
-      (r) => r.status === 200,
-    );
     const all = await api("/deposits");
     expect(all.status).toBe(200);
     expect(all.body.map((d: { depositId: string }) => d.depositId)).toEqual([
@@ -179,30 +177,15 @@ describe("deposit lifecycle", () => {
   });
 
   it("a reorg on the destination that drops the fill makes the deposit pending again", async () => {
-    const d = await makeDeposit(f, {
-      origin: A,
-      destination: B,
-      inputAmount: parseUnits("7", 6),
-      outputAmount: parseUnits("6.9", 6),
-    });
-    await eventually(
-      () => statusOf(d),
-      (r) => r.status === 200,
-    );
+    const d = await indexedDeposit({ inputAmount: parseUnits("7", 6), outputAmount: parseUnits("6.9", 6) });
     const client = f.publicClient(B);
     const snapshot = await client.request({ method: "evm_snapshot" as never, params: [] as never });
     await fillDeposit(f, d);
-    await eventually(
-      () => statusOf(d),
-      (r) => r.body.status === "filled",
-    );
+    await statusWhen(d, (r) => r.body.status === "filled");
     await client.request({ method: "evm_revert" as never, params: [snapshot] as never });
     // The replacement branch: other blocks at the same heights and beyond.
     for (let i = 0; i < 3; i++) await client.request({ method: "evm_mine" as never, params: [] as never });
-    const after = await eventually(
-      () => statusOf(d),
-      (r) => r.body.status === "pending",
-    );
+    const after = await statusWhen(d, (r) => r.body.status === "pending");
     expect(after.body).toMatchObject({ status: "pending", fillTx: null });
   });
 
@@ -214,11 +197,7 @@ describe("deposit lifecycle", () => {
       outputAmount: parseUnits("0.9", 6),
       fillDeadlineOffset: 1,
     });
-    const r = await eventually(
-      () => statusOf(d),
-      (x) => x.body.status === "expired",
-      5_000,
-    );
+    const r = await statusWhen(d, (x) => x.body.status === "expired", 5_000);
     expect(r.body.status).toBe("expired");
   });
 });
@@ -273,16 +252,7 @@ describe("errors", () => {
   });
 
   it("serves indexed data while the RPC is down", async () => {
-    const d = await makeDeposit(f, {
-      origin: A,
-      destination: B,
-      inputAmount: parseUnits("3", 6),
-      outputAmount: parseUnits("2.9", 6),
-    });
-    await eventually(
-      () => statusOf(d),
-      (r) => r.status === 200,
-    );
+    const d = await indexedDeposit({ inputAmount: parseUnits("3", 6), outputAmount: parseUnits("2.9", 6) });
     await f.stop();
     const r = await statusOf(d);
     expect(r.status).toBe(200);

@@ -1,33 +1,18 @@
-/** `GET /deposit/status` and `GET /deposits`, from the SpokePool events the indexer stored. */
-import { HttpError, type HttpServer } from "@platform/kernel";
+/**
+ * `GET /deposit/status` and `GET /deposits`, from the SpokePool events the indexer stored: each route parses
+ * its query, asks `services/deposits.ts`, and shapes the anchor's JSON; deposit errors become HTTP here.
+ */
+import { byteaToHex, HttpError, type HttpServer } from "@platform/kernel";
 import type { FastifyRequest } from "fastify";
-import { Type } from "typebox";
-import { deriveDepositStatus } from "../domain/depositStatus.ts";
-import type { DepositRow, DepositsRepository } from "../store/depositsRepository.ts";
+import { type Static, Type } from "typebox";
+import { DepositIndexOutOfRangeError, DepositNotFoundError } from "../domain/depositErrors.ts";
+import type { DepositLookup, DepositsService, DepositWithStatus, FoundDeposit } from "../services/deposits.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { AddressParam, Bytes32Param, ChainIdParam, ErrorBody, TxHashParam } from "./schemas.ts";
 
-const hex = (b: Buffer | null) => (b ? `0x${b.toString("hex")}` : null);
 /** bytes32 → 0x address when it is a left-padded EVM address, else the bytes32 itself. */
 const address = (b: Buffer) =>
-  b.length === 32 && b.subarray(0, 12).every((x) => x === 0)
-    ? `0x${b.subarray(12).toString("hex")}`
-    : `0x${b.toString("hex")}`;
-const addressKey = (a: string) => Buffer.concat([Buffer.alloc(12), Buffer.from(a.slice(2).toLowerCase(), "hex")]);
-
-function derive(row: DepositRow) {
-  return deriveDepositStatus(
-    {
-      fillDeadline: Number(row.fill_deadline),
-      message: hex(row.message) ?? "0x",
-      fill: row.fill_tx_hash
-        ? { txHash: hex(row.fill_tx_hash) as string, callsFailed: row.fill_calls_failed === true }
-        : null,
-      slowFillRequested: row.slow_fill_requested,
-    },
-    Math.floor(Date.now() / 1000),
-  );
-}
+  byteaToHex(b.length === 32 && b.subarray(0, 12).every((x) => x === 0) ? b.subarray(12) : b);
 
 const StatusQuery = Type.Object({
   originChainId: Type.Optional(ChainIdParam("Origin chain of the deposit; with depositId.")),
@@ -94,13 +79,39 @@ function BlockParam(description: string) {
   return Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description });
 }
 
-/** The anchor's IndexParamOutOfRangeException. */
-const indexOutOfRange = (index: number, maxIndex: number) =>
-  new HttpError(400, `Index ${index} out of range. Index must be between 0 and ${maxIndex}`, "INVALID_PARAM", "index");
+/** The lookup a status query asks for; the anchor's order: a transaction reference wins over the others. */
+function parseLookup(q: Static<typeof StatusQuery>): DepositLookup {
+  const txRef = q.depositTxnRef ?? q.depositTxHash;
+  if (txRef) return { by: "txHash", txHash: txRef, index: q.index };
+  if (q.relayDataHash) {
+    const { originChainId, depositId, index } = q;
+    return { by: "relayHash", relayHash: q.relayDataHash, originChainId, depositId, index };
+  }
+  if (q.originChainId !== undefined || q.depositId !== undefined) {
+    if (q.originChainId === undefined)
+      throw new HttpError(400, "originChainId is required with depositId", "MISSING_PARAM", "originChainId");
+    if (q.depositId === undefined)
+      throw new HttpError(400, "depositId is required with originChainId", "MISSING_PARAM", "depositId");
+    return { by: "depositId", originChainId: q.originChainId, depositId: q.depositId, index: q.index };
+  }
+  if (q.depositAddress) return { by: "depositor", depositor: q.depositAddress, index: q.index };
+  throw new HttpError(
+    400,
+    "Provide originChainId and depositId, or depositTxnRef, or relayDataHash, or depositAddress (with index)",
+    "MISSING_PARAM",
+    "depositTxnRef",
+  );
+}
 
-function statusBody(request: FastifyRequest, row: DepositRow, currentIndex: number, maxIndex: number) {
-  const s = derive(row);
-  const depositTx = hex(row.tx_hash) as string;
+/** Rethrows a deposit error as its HTTP answer; anything else stays an unexpected error (500). */
+function throwAsHttpError(error: unknown): never {
+  if (error instanceof DepositNotFoundError) throw new HttpError(404, error.message, "DEPOSIT_NOT_FOUND");
+  if (error instanceof DepositIndexOutOfRangeError) throw new HttpError(400, error.message, "INVALID_PARAM", "index");
+  throw error;
+}
+
+function statusBody(request: FastifyRequest, { deposit: row, status: s, currentIndex, maxIndex }: FoundDeposit) {
+  const depositTx = byteaToHex(row.tx_hash);
   return withRequestId(request, {
     status: s.status,
     originChainId: Number(row.origin_chain_id),
@@ -117,14 +128,11 @@ function statusBody(request: FastifyRequest, row: DepositRow, currentIndex: numb
   });
 }
 
-const notFound = () => new HttpError(404, "Deposit not found given the provided constraints", "DEPOSIT_NOT_FOUND");
-
-function listItem(row: DepositRow) {
-  const s = derive(row);
-  const depositTx = hex(row.tx_hash) as string;
+function listItem({ deposit: row, status: s }: DepositWithStatus) {
+  const depositTx = byteaToHex(row.tx_hash);
   return {
     id: Number(row.id),
-    relayHash: hex(row.relay_hash),
+    relayHash: byteaToHex(row.relay_hash),
     depositId: row.deposit_id,
     originChainId: Number(row.origin_chain_id),
     destinationChainId: Number(row.destination_chain_id),
@@ -137,8 +145,8 @@ function listItem(row: DepositRow) {
     // Swaps come with the swap endpoints (a later issue).
     swapOutputToken: null,
     swapOutputTokenAmount: null,
-    message: hex(row.message),
-    messageHash: hex(row.message_hash),
+    message: byteaToHex(row.message),
+    messageHash: byteaToHex(row.message_hash),
     exclusiveRelayer: address(row.exclusive_relayer),
     exclusivityDeadline: Number(row.exclusivity_deadline)
       ? new Date(Number(row.exclusivity_deadline) * 1000).toISOString()
@@ -177,7 +185,7 @@ function listItem(row: DepositRow) {
   };
 }
 
-export function registerDepositRoutes(app: HttpServer, deps: { deposits: DepositsRepository }) {
+export function registerDepositRoutes(app: HttpServer, deposits: DepositsService) {
   app.get(
     "/deposit/status",
     {
@@ -192,48 +200,7 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
         response: { 200: StatusResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
       },
     },
-    async (request) => {
-      const q = request.query;
-      /** The `q.index`-th of `count` matching deposits (`row`, read at that index); 404 when none match. */
-      const answer = (row: DepositRow | undefined, count: number) => {
-        if (count === 0) throw notFound();
-        if (!row) throw indexOutOfRange(q.index, count - 1);
-        return statusBody(request, row, q.index, count - 1);
-      };
-      /** A lookup that matches at most one deposit. */
-      const single = (row: DepositRow | undefined) => answer(q.index === 0 ? row : undefined, row ? 1 : 0);
-      // The anchor's order: a transaction reference wins over the other lookups.
-      const txRef = q.depositTxnRef ?? q.depositTxHash;
-      if (txRef) {
-        const rows = await deps.deposits.byTxHash(Buffer.from(txRef.slice(2), "hex"));
-        return answer(rows[q.index], rows.length);
-      }
-      if (q.relayDataHash) {
-        const row = await deps.deposits.byRelayHash(Buffer.from(q.relayDataHash.slice(2), "hex"));
-        // With originChainId and depositId as well, all must match (the anchor ANDs them).
-        const other =
-          (q.originChainId !== undefined && Number(row?.origin_chain_id) !== q.originChainId) ||
-          (q.depositId !== undefined && row !== undefined && BigInt(row.deposit_id) !== BigInt(q.depositId));
-        return single(other ? undefined : row);
-      }
-      if (q.originChainId !== undefined || q.depositId !== undefined) {
-        if (q.originChainId === undefined)
-          throw new HttpError(400, "originChainId is required with depositId", "MISSING_PARAM", "originChainId");
-        if (q.depositId === undefined)
-          throw new HttpError(400, "depositId is required with originChainId", "MISSING_PARAM", "depositId");
-        return single(await deps.deposits.byDepositId(q.originChainId, q.depositId));
-      }
-      if (q.depositAddress) {
-        const { row, count } = await deps.deposits.byDepositor(addressKey(q.depositAddress), q.index);
-        return answer(row, count);
-      }
-      throw new HttpError(
-        400,
-        "Provide originChainId and depositId, or depositTxnRef, or relayDataHash, or depositAddress (with index)",
-        "MISSING_PARAM",
-        "depositTxnRef",
-      );
-    },
+    async (request) => statusBody(request, await deposits.find(parseLookup(request.query)).catch(throwAsHttpError)),
   );
 
   app.get(
@@ -250,29 +217,8 @@ export function registerDepositRoutes(app: HttpServer, deps: { deposits: Deposit
       },
     },
     async (request) => {
-      const q = request.query;
-      if (q.limit > 1000) throw new HttpError(400, "Limit must not exceed 1000", "INVALID_PARAM", "limit");
-      if (q.depositType === "cctp" || q.depositType === "oft") return [];
-      const key = (a: string | undefined) => (a ? addressKey(a) : undefined);
-      const rows = await deps.deposits.list({
-        depositor: key(q.depositor),
-        recipient: key(q.recipient),
-        address: key(q.address),
-        originChainId: q.originChainId,
-        destinationChainId: q.destinationChainId,
-        inputToken: key(q.inputToken),
-        outputToken: key(q.outputToken),
-        integratorId: q.integratorId,
-        status: q.status,
-        startBlock: q.startBlock,
-        endBlock: q.endBlock,
-        startFillBlock: q.startFillBlock,
-        endFillBlock: q.endFillBlock,
-        skip: q.skip,
-        limit: q.limit,
-        nowSec: Math.floor(Date.now() / 1000),
-      });
-      return rows.map(listItem);
+      if (request.query.limit > 1000) throw new HttpError(400, "Limit must not exceed 1000", "INVALID_PARAM", "limit");
+      return (await deposits.list(request.query)).map(listItem);
     },
   );
 }

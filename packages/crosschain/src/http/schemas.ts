@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 
 /** The chain ids the spec enumerates. */
-export const SUPPORTED_CHAIN_IDS = [
+const SUPPORTED_CHAIN_IDS = [
   1, 10, 137, 324, 8453, 42161, 59144, 84532, 421614, 11155420, 11155111, 999, 1337,
 ] as const;
 
@@ -22,14 +22,6 @@ export const AddressParam = (description?: string) =>
 export const Bytes32Param = (description?: string) =>
   Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: description ?? "Transaction hash (0x + 64 hex)." });
 export const TxHashParam = Bytes32Param;
-
-export const TokenObject = Type.Object({
-  address: Type.String(),
-  symbol: Type.String(),
-  decimals: Type.Integer(),
-  chainId: Type.Integer(),
-  name: Type.Optional(Type.String()),
-});
 
 export const ErrorBody = Type.Object({
   type: Type.Literal("ServiceApiError"),

@@ -5,13 +5,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeAbiParameters, parseAbi, parseUnits } from "viem";
+import { parseAbi, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { minDepositForFees } from "../domain/fees/limits.ts";
 import { computeLpFee, parseL1TokenConfig, resolveRateModel } from "../domain/fees/lpFee.ts";
 import { type QuoteTestService, startQuoteTestService } from "../quotes/testing.ts";
-import { quoteSuggestedFees } from "./suggestedFees.ts";
+import { createSuggestedFeesService } from "../services/suggestedFees.ts";
+import { multicallInstructions } from "../testing/multicallInstructions.ts";
 
 const hubPoolAbi = parseAbi([
   "function pooledTokens(address) view returns (address, bool, uint32, int256, uint256, uint256)",
@@ -321,26 +322,7 @@ describe("GET /suggested-fees: refusals", () => {
 
   it("message: needs a contract recipient (EOA → 400), a valid hex string, and a fill that simulates", async () => {
     const handler = t.devnet.chain(DEST).contracts.multicallHandler;
-    const instructions = encodeAbiParameters(
-      [
-        {
-          type: "tuple",
-          components: [
-            {
-              name: "calls",
-              type: "tuple[]",
-              components: [
-                { name: "target", type: "address" },
-                { name: "callData", type: "bytes" },
-                { name: "value", type: "uint256" },
-              ],
-            },
-            { name: "fallbackRecipient", type: "address" },
-          ],
-        },
-      ],
-      [{ calls: [], fallbackRecipient: t.devnet.accounts.users[0]!.address }],
-    );
+    const instructions = multicallInstructions(t.devnet.accounts.users[0]!.address);
     const amount = parseUnits("100", 6);
     const eoa = t.devnet.accounts.users[1]!.address;
     expectError(
@@ -461,7 +443,7 @@ describe("GET /suggested-fees: hot path", () => {
       destinationChainId: DEST,
       amount,
     };
-    const direct = await quoteSuggestedFees(t.quotes, q);
+    const direct = await createSuggestedFeesService(t.quotes).quote(q);
     expect(direct.outputAmount).toEqual(expect.any(String));
     // No RPC on the hot path: with every anvil node gone, quotes still come from the cache.
     const before = await t.get("/suggested-fees", q);

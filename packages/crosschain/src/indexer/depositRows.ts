@@ -44,7 +44,7 @@ export const DEPOSIT_COLUMNS = [
 ] as const;
 
 const fundsDeposited = spokeEventDecoder("FundsDeposited");
-export const FUNDS_DEPOSITED_TOPIC: Hex = fundsDeposited.selector;
+const FUNDS_DEPOSITED_TOPIC: Hex = fundsDeposited.selector;
 const SELECTOR_DIGITS = Buffer.from(FUNDS_DEPOSITED_TOPIC.slice(2), "latin1");
 
 /** The words a row reads: the relay's (V3RelayData order), then the ones only the row needs. */

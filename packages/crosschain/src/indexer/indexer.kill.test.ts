@@ -9,8 +9,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { createDatabase, createTestDatabase, kernelMigrations, migrate, type TestDatabase } from "@platform/kernel";
+import {
+  type DevnetFixture,
+  type ReplayableRandom,
+  replayableRandom,
+  startDevnetFixture,
+} from "@platform/chains/testing";
+import { byteaToHex, createDatabase, kernelMigrations, migrate } from "@platform/kernel";
+import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { crosschainService } from "../index.ts";
@@ -60,7 +66,7 @@ async function storedDeposits(): Promise<number> {
   }
 }
 
-function runChild(mode: IndexerChildConfig["mode"]): Promise<void> {
+function runChild(mode: IndexerChildConfig["mode"], random: ReplayableRandom): Promise<void> {
   const config: IndexerChildConfig = { url: pg?.url, dataDir, chains: spokeChains(contextChains(f)), mode };
   const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
     cwd: ROOT,
@@ -73,11 +79,12 @@ function runChild(mode: IndexerChildConfig["mode"]): Promise<void> {
   });
   // Killed after 1–6 stored ranges of deposits (of 40), a random 0–30 ms later: inside or between range
   // transactions, and while the integrator-id pass works behind.
-  const killAfter = 1 + Math.floor(Math.random() * 6);
+  const killAfter = 1 + Math.floor(random.next() * 6);
+  const killDelayMs = random.next() * 30;
   let stored = 0;
   child.stdout.on("data", (c) => {
     stored += String(c).split("STORED").length - 1;
-    if (stored >= killAfter && !child.killed) setTimeout(() => child.kill("SIGKILL"), Math.random() * 30);
+    if (stored >= killAfter && !child.killed) setTimeout(() => child.kill("SIGKILL"), killDelayMs);
   });
   return new Promise((resolve, reject) => {
     child.on("exit", (code, signal) => {
@@ -89,8 +96,9 @@ function runChild(mode: IndexerChildConfig["mode"]): Promise<void> {
 
 it("survives SIGKILL at any instant: each deposit stored once, every integrator id read, checkpoints at the head", async () => {
   const progress: number[] = [];
+  const random = replayableRandom(); // KILL_TEST_SEED replays the kill timings of a failed run
   for (let i = 0; i < 4; i++) {
-    await runChild("run");
+    await runChild("run", random);
     progress.push(await storedDeposits());
   }
   // Each run stored more, resuming from the last one's checkpoint (nothing stored was lost).
@@ -98,7 +106,7 @@ it("survives SIGKILL at any instant: each deposit stored once, every integrator 
   for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] as number);
   expect(progress.at(-1)).toBeLessThan(DEPOSITS);
   if (process.env.INDEXER_TEST_LOG) console.log("deposits stored after each kill:", progress);
-  await runChild("finish");
+  await runChild("finish", random);
 
   const head = await f.publicClient(A).getBlockNumber();
   const db = pg?.db ?? (await createDatabase({ dataDir }));
@@ -129,7 +137,7 @@ it("survives SIGKILL at any instant: each deposit stored once, every integrator 
     );
     for (const b of blocks) {
       const onChain = await f.publicClient(A).getBlock({ blockNumber: BigInt(b.number) });
-      expect(`0x${b.hash.toString("hex")}`).toBe(onChain.hash);
+      expect(byteaToHex(b.hash)).toBe(onChain.hash);
     }
   } finally {
     if (!pg) await db.close();

@@ -6,7 +6,8 @@
  * indexer stored (a reorg in progress) stops the round; the indexer's rollback then moves this pass's
  * checkpoint back, and a save prepared before a rollback is refused.
  */
-import type { BlockFetcher, Logger } from "@platform/chains";
+import type { BlockFetcher } from "@platform/chains";
+import type { Logger } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { IntegratorIdStore, UnreadDeposits } from "../store/integratorIdStore.ts";
 import { integratorIdOf } from "./spokePoolEvents.ts";
@@ -57,7 +58,7 @@ export function createIntegratorIdPass(p: CreateIntegratorIdPassParameters) {
       for (const t of read.transactions) {
         const tx = inputs.get(t.txHash);
         if (!tx || tx.blockHash !== t.blockHash) {
-          p.logger.debug?.({ chainId: p.chainId, txHash: t.txHash }, "deposit moved (reorg?): integrator ids wait");
+          p.logger.debug({ chainId: p.chainId, txHash: t.txHash }, "deposit moved (reorg?): integrator ids wait");
           return true;
         }
         ids.push({ txHash: t.txHash, integratorId: integratorIdOf(tx.input) });

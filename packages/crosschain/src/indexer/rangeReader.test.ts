@@ -11,14 +11,8 @@ import { parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { contextChains, fillDeposit, makeDeposit } from "../testing/spokePoolActions.ts";
-import {
-  createRangeReader,
-  createThreadedRangeReader,
-  LogsRefusedError,
-  type RangeReader,
-  readerThreadsRunning,
-  spokeAddresses,
-} from "./rangeReader.ts";
+import { createRangeReader, LogsRefusedError, type RangeReader, spokeAddresses } from "./rangeReader.ts";
+import { createReaderThreadPool, createThreadedRangeReader, type ReaderThreadPool } from "./readerThreads.ts";
 
 const A = 8453;
 const B = 10;
@@ -26,6 +20,15 @@ let f: DevnetFixture;
 let refusing: Server;
 let refusingUrl: string;
 const readers: RangeReader[] = [];
+const pools: ReaderThreadPool[] = [];
+/** A pool of reader threads, closed after the file. */
+const poolOf = (threads: number, idleMs?: number) => {
+  const pool = createReaderThreadPool({ threads, idleMs });
+  pools.push(pool);
+  return pool;
+};
+/** The one-thread pool the first tests' readers share. */
+let shared: ReaderThreadPool;
 
 beforeAll(async () => {
   f = await startDevnetFixture({ chainIds: [A, B] });
@@ -72,10 +75,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
   refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+  shared = poolOf(1);
 });
 
 afterAll(async () => {
   await Promise.all(readers.map((r) => r.close()));
+  await Promise.all(pools.map((p) => p.close()));
   refusing?.close();
   await f?.stop();
 });
@@ -94,7 +99,7 @@ const on = (rpcUrl = chainA().rpcUrl) => ({
 function readersOn(rpcUrl: string) {
   const local = createRangeReader(on(rpcUrl));
   // Every range on the thread, however small (the devnet's are).
-  const threaded = createThreadedRangeReader({ ...on(rpcUrl), inProcessMaxBlocks: 0n });
+  const threaded = createThreadedRangeReader({ ...on(rpcUrl), pool: shared, inProcessMaxBlocks: 0n });
   readers.push(local, threaded);
   return { local, threaded };
 }
@@ -116,13 +121,14 @@ it("reads the same range on the thread as in process: rows byte for byte, facts,
 });
 
 it("spreads successive ranges over several threads, which together read what one does", async () => {
-  const two = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n, threads: 2 });
-  const one = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n });
+  const twoThreads = poolOf(2);
+  const two = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n, pool: twoThreads });
+  const one = createThreadedRangeReader({ ...on(), inProcessMaxBlocks: 0n, pool: shared });
   readers.push(two, one);
   const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
   const whole = await one.read(0n, head);
   const parts = await Promise.all(Array.from({ length: Number(head) + 1 }, (_, n) => two.read(BigInt(n), BigInt(n))));
-  expect(readerThreadsRunning()).toBe(2);
+  expect(twoThreads.running()).toBe(2);
   expect(parts.map((r) => r.to)).toEqual(Array.from({ length: Number(head) + 1 }, (_, n) => BigInt(n)));
   const rows = Buffer.concat(parts.map((r) => r.deposits.bytes));
   expect(rows.equals(Buffer.from(whole.deposits.bytes))).toBe(true);
@@ -130,21 +136,21 @@ it("spreads successive ranges over several threads, which together read what one
 });
 
 it("reads small ranges (following the head) in the calling thread, and stops idle threads until the next catch-up", async () => {
-  // The earlier tests' readers share the pool: closing them all stops it, so this test starts its own.
-  await Promise.all(readers.splice(0).map((r) => r.close()));
-  expect(readerThreadsRunning()).toBe(0);
-  const reader = createThreadedRangeReader({ ...on(), threads: 1, idleMs: 200, inProcessMaxBlocks: 2n });
+  // A pool of its own, which the earlier tests' reads have not started.
+  const pool = poolOf(1, 200);
+  expect(pool.running()).toBe(0);
+  const reader = createThreadedRangeReader({ ...on(), pool, inProcessMaxBlocks: 2n });
   readers.push(reader);
   const local = createRangeReader(on());
   const head = await f.publicClient(A).getBlockNumber({ cacheTime: 0 });
   expect((await reader.read(head - 1n, head)).to).toBe(head); // two blocks: in this thread
-  expect(readerThreadsRunning()).toBe(0);
+  expect(pool.running()).toBe(0);
   const big = await reader.read(0n, head); // a catch-up range: on the thread
-  expect(readerThreadsRunning()).toBe(1);
+  expect(pool.running()).toBe(1);
   expect(Buffer.from(big.deposits.bytes).equals(Buffer.from((await local.read(0n, head)).deposits.bytes))).toBe(true);
-  await expect.poll(readerThreadsRunning, { timeout: 5_000 }).toBe(0); // idle for 200 ms: stopped
+  await expect.poll(pool.running, { timeout: 5_000 }).toBe(0); // idle for 200 ms: stopped
   expect((await reader.read(0n, head)).deposits.count).toBe(big.deposits.count); // started again
-  expect(readerThreadsRunning()).toBe(1);
+  expect(pool.running()).toBe(1);
 });
 
 it("a node refusing the log range rejects with LogsRefusedError, on the thread as in process", async () => {

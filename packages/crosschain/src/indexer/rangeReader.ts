@@ -2,8 +2,8 @@
  * Reads one range of blocks for the SpokePool indexer: the headers around it, its `eth_getLogs`, and
  * everything the store needs from them (deposit COPY rows, decoded facts of the other events, the hash
  * and time of each block they came from). Pure RPC and decoding, no database: it runs in the indexer's
- * process or on the reader thread (rangeReaderThread.ts), and its result crosses threads as it is
- * (plain data, bigints, and the rows' bytes moved, not copied).
+ * process or on a reader thread (readerThreads.ts), and its result crosses threads as it is (plain
+ * data, bigints, and the rows' bytes moved, not copied).
  *
  * A reader issues its reads in call order, one at a time: the next range's RPC calls start when the
  * previous one's have answered, not when it was decoded, so the node answers range N+1 while range N
@@ -14,10 +14,8 @@
  * const range = await reader.read(100n, 132n); // range.deposits.bytes: COPY lines of crosschain.deposits
  */
 import { type BlockFetcher, type BlockHeader, LOG_FIELD, type LogFilter, type LogsView } from "@platform/chains";
-import { type ModuleThread, startModuleThread } from "@platform/kernel";
 import type { Hex, Log } from "viem";
 import { createDepositRows, DEPOSIT_COLUMNS, isFundsDeposited } from "./depositRows.ts";
-import type { RangeReaderRequest } from "./rangeReaderThread.ts";
 import {
   CALLS_FAILED_TOPIC,
   decodeSpokeLog,
@@ -57,8 +55,10 @@ export interface RangeRead {
 
 /** Thrown when the node refused the range's `eth_getLogs` (too many blocks or logs): read a smaller one. */
 export class LogsRefusedError extends Error {
-  override name = "LogsRefusedError";
+  override name = "LogsRefusedError" as const;
 }
+
+export type LogsRefusedErrorType = LogsRefusedError & { name: "LogsRefusedError" };
 
 export interface RangeReaderParameters {
   chainId: number;
@@ -98,109 +98,6 @@ export function createRangeReader(p: RangeReaderParameters): RangeReader {
       return reply.then((fetched) => decodeRange(p.chainId, from, to, fetched, p.fetcher));
     },
     close: async () => {},
-  };
-}
-
-/**
- * Ranges of at most this many blocks are read in the calling thread even by a threaded reader: an
- * indexer following its chain's head reads a block or two per poll, which a thread hop would only
- * delay, and which would keep the threads (each ~55 MB with its loader) alive for nothing.
- */
-export const IN_PROCESS_MAX_BLOCKS = 16n;
-/** The reader threads stop after this long without a read, and start again with the next catch-up. */
-export const READER_THREADS_IDLE_MS = 30_000;
-
-/**
- * The process's reader threads, shared by the indexers of every chain (not one per chain: each thread
- * carries its own copy of the decoders and RPC clients), created with the first reader, stopped when
- * idle, and closed with the last reader.
- */
-let pool: ReaderPool | undefined;
-
-interface ReaderPool {
-  threads: ModuleThread[];
-  users: number;
-  /** Reads in flight on the threads. */
-  busy: number;
-  idleTimer?: NodeJS.Timeout;
-}
-
-/** How many reader threads are running now (they stop when idle). */
-export const readerThreadsRunning = (): number => pool?.threads.filter((t) => t.running).length ?? 0;
-
-export interface ThreadedRangeReaderParameters extends RangeReaderParameters {
-  /** The node `fetcher` asks, for the threads' own clients. */
-  rpcUrl: string;
-  /**
-   * Reader threads to spread ranges over (1 by default): range i goes to thread i mod threads; 0 reads
-   * every range in the calling thread with `fetcher` (CROSSCHAIN_READER_THREADS=0).
-   */
-  threads?: number;
-  /** How long the threads may stay idle before they stop (READER_THREADS_IDLE_MS by default). */
-  idleMs?: number;
-  /** Ranges up to this many blocks are read in the calling thread (IN_PROCESS_MAX_BLOCKS by default). */
-  inProcessMaxBlocks?: bigint;
-}
-
-/**
- * A reader on the reader threads: the RPC replies' transfer, scan and decoding (the backfill's heaviest
- * work) leave the indexer's thread, which only writes, so a backfill does not stall the APIs sharing
- * its event loop; with several threads, successive ranges are read and decoded at once (each thread
- * keeps its own reads in order, so `threads` eth_getLogs at most are in flight). Small ranges (following
- * the head) are read in the calling thread with `fetcher`. Same results as createRangeReader (bench/README, "Reading
- * the crosschain backfill ratio").
- */
-export function createThreadedRangeReader(p: ThreadedRangeReaderParameters): RangeReader {
-  const local = createRangeReader(p);
-  const count = p.threads ?? 1;
-  if (count < 1) return local;
-  const idleMs = p.idleMs ?? READER_THREADS_IDLE_MS;
-  const inProcessMax = p.inProcessMaxBlocks ?? IN_PROCESS_MAX_BLOCKS;
-  pool ??= { threads: [], users: 0, busy: 0 };
-  const mine = pool;
-  while (mine.threads.length < count) {
-    mine.threads.push(startModuleThread(new URL("./rangeReaderThread.ts", import.meta.url)));
-  }
-  const threads = mine.threads.slice(0, count);
-  mine.users++;
-  let turn = 0;
-  let closed = false;
-  const chain = { chainId: p.chainId, rpcUrl: p.rpcUrl };
-
-  async function onThread(from: bigint, to: bigint): Promise<RangeRead> {
-    const thread = threads[turn++ % threads.length] as ModuleThread;
-    const request: RangeReaderRequest = { kind: "read", ...chain, addresses: [...p.addresses], from, to };
-    clearTimeout(mine.idleTimer);
-    mine.busy++;
-    try {
-      return await thread.request<RangeRead>(request);
-    } catch (error) {
-      if ((error as Error).name === "LogsRefusedError") throw new LogsRefusedError((error as Error).message);
-      throw error;
-    } finally {
-      if (--mine.busy === 0) {
-        // Closed threads start again with the next request; their per-chain readers are made anew.
-        mine.idleTimer = setTimeout(() => {
-          if (mine.busy === 0) for (const t of mine.threads) t.close().catch(() => {});
-        }, idleMs);
-        mine.idleTimer.unref();
-      }
-    }
-  }
-
-  return {
-    read: (from, to) => (to - from < inProcessMax ? local.read(from, to) : onThread(from, to)),
-    async close() {
-      if (closed) return;
-      closed = true;
-      const forget: RangeReaderRequest = { kind: "close", ...chain };
-      await Promise.all(threads.filter((t) => t.running).map((t) => t.request(forget).catch(() => {})));
-      if (--mine.users === 0) {
-        clearTimeout(mine.idleTimer);
-        if (pool === mine) pool = undefined;
-        await Promise.all(mine.threads.map((t) => t.close()));
-      }
-    },
   };
 }
 

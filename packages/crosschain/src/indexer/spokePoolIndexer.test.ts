@@ -5,14 +5,8 @@
  */
 import { createBlockFetcher, type LogFilter, type LogsView, scanLogsReply } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import {
-  createLogger,
-  createTestDatabase,
-  type Database,
-  kernelMigrations,
-  migrate,
-  type TestDatabase,
-} from "@platform/kernel";
+import { createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";

@@ -1,10 +1,12 @@
 /** The chain-state cache against a real devnet (two anvil chains with the Across contracts and the pools). */
-import { createChainClient } from "@platform/chains";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { createPublicClient, custom, encodeAbiParameters, type PublicClient, parseAbi, parseUnits } from "viem";
+import { parseAbi, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spokeChains } from "../deployments.ts";
 import { WAD } from "../domain/fees/fixedPoint.ts";
+import { multicallInstructions } from "../testing/multicallInstructions.ts";
 import { contextChains } from "../testing/spokePoolActions.ts";
 import { type ChainStateCache, createChainStateCache } from "./chainStateCache.ts";
 
@@ -32,6 +34,45 @@ afterAll(async () => {
 });
 
 const token = (chainId: number, symbol: string) => devnet.chain(chainId).tokens.find((t) => t.symbol === symbol)!;
+
+/**
+ * A JSON-RPC node in front of a devnet chain: it passes requests on and records their methods; while
+ * `held` is set, it waits for that promise before answering; while `down`, it drops every connection as a
+ * node that stopped would.
+ */
+async function startRpcProxy(upstream: string) {
+  const node = {
+    url: "",
+    methods: [] as string[],
+    held: undefined as Promise<void> | undefined,
+    down: false,
+    close: async () => {},
+  };
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    node.methods.push(...[JSON.parse(body.toString())].flat().map((call: { method: string }) => call.method));
+    await node.held;
+    if (node.down) {
+      req.socket.destroy();
+      return;
+    }
+    const reply = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
+    res.writeHead(reply.status, { "content-type": "application/json" }).end(Buffer.from(await reply.arrayBuffer()));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  node.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  node.close = () => {
+    server.closeAllConnections();
+    return new Promise<void>((r) => server.close(() => r()));
+  };
+  return node;
+}
+
+/** The devnet's chains as the cache gets them, with `chainId` served through `rpcUrl`. */
+const chainsWith = (chainId: number, rpcUrl: string) =>
+  spokeChains(contextChains(devnet).map((c) => (c.chainId === chainId ? { ...c, rpcUrl } : c)));
 
 describe("chain-state cache", () => {
   it("reads block, gas price, relayer balances, prices and fill gas of every chain", async () => {
@@ -92,20 +133,50 @@ describe("chain-state cache", () => {
     expect(state.relayerBalances.get(usdc.address.toLowerCase())).toBe(before - parseUnits("1234", 6));
   });
 
-  it("runs a refresh loop between start() and stop()", async () => {
-    const at = cache.snapshot().chains.get(10)!.updatedAt;
-    cache.start();
-    expect(cache.running).toBe(true);
-    await vi.waitFor(() => expect(cache.snapshot().chains.get(10)!.updatedAt).toBeGreaterThan(at), {
-      timeout: 10_000,
-      interval: 50,
+  it("runs a refresh loop between start() and stop(), and refreshes nothing after stop()", async () => {
+    const node = await startRpcProxy(devnet.chain(10).rpcUrl);
+    const looping = createChainStateCache({
+      chains: chainsWith(10, node.url).filter((c) => c.chainId === 10),
+      relayerAddress: devnet.accounts.relayer.address,
+      refreshIntervalMs: 50,
     });
-    await cache.stop();
-    expect(cache.running).toBe(false);
-    const stopped = cache.snapshot().chains.get(10)!.updatedAt;
-    await new Promise((r) => setTimeout(r, 300));
-    // snapshot() may start one on-demand refresh when the state is older than the interval, but no loop runs.
-    expect(cache.snapshot().chains.get(10)!.updatedAt).toBeGreaterThanOrEqual(stopped);
+    // Every refresh reads the chain's latest block once.
+    const refreshes = () => node.methods.filter((m) => m === "eth_getBlockByNumber").length;
+    // Ten intervals without a refresh (snapshot() is not called: it may start one refresh on demand).
+    const expectNoRefreshFor10Intervals = async () => {
+      const atStop = refreshes();
+      await new Promise((r) => setTimeout(r, 10 * 50));
+      expect(refreshes()).toBe(atStop);
+    };
+    try {
+      looping.start();
+      expect(looping.running).toBe(true);
+      // More refreshes than the one start() begins: the loop runs.
+      await vi.waitFor(() => expect(refreshes()).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 20 });
+
+      // Stopped while a refresh is in flight (held at the node): the loop does not go on after it.
+      let release!: () => void;
+      node.held = new Promise((r) => {
+        release = r;
+      });
+      const before = refreshes();
+      await vi.waitFor(() => expect(refreshes()).toBeGreaterThan(before), { timeout: 10_000, interval: 5 });
+      const stopping = looping.stop();
+      release();
+      node.held = undefined;
+      await stopping;
+      expect(looping.running).toBe(false);
+      await expectNoRefreshFor10Intervals();
+
+      // Stopped between two refreshes (the next one's timer set): that timer never fires.
+      looping.start();
+      await looping.refresh(); // joins start()'s refresh, after which the loop has set its timer
+      await looping.stop();
+      await expectNoRefreshFor10Intervals();
+    } finally {
+      await looping.stop();
+      await node.close();
+    }
   });
 
   it("answers isContract from the known contracts, then from cached eth_getCode", async () => {
@@ -121,26 +192,7 @@ describe("chain-state cache", () => {
     const c = devnet.chain(10);
     const usdc = token(10, "USDC");
     // MulticallHandler's Instructions: no calls, leftovers to the fallback recipient.
-    const message = encodeAbiParameters(
-      [
-        {
-          type: "tuple",
-          components: [
-            {
-              name: "calls",
-              type: "tuple[]",
-              components: [
-                { name: "target", type: "address" },
-                { name: "callData", type: "bytes" },
-                { name: "value", type: "uint256" },
-              ],
-            },
-            { name: "fallbackRecipient", type: "address" },
-          ],
-        },
-      ],
-      [{ calls: [], fallbackRecipient: devnet.accounts.users[0]!.address }],
-    );
+    const message = multicallInstructions(devnet.accounts.users[0]!.address);
     const params = {
       destinationChainId: 10,
       outputToken: usdc.address,
@@ -157,40 +209,31 @@ describe("chain-state cache", () => {
 
 describe("failures", () => {
   it("keeps the last state of a chain whose RPC fails, records the error, and recovers", async () => {
-    let broken = false;
-    const real = new Map<number, PublicClient>();
+    const node = await startRpcProxy(devnet.chain(8453).rpcUrl);
     const failing = createChainStateCache({
-      chains: spokeChains(contextChains(devnet)),
+      chains: chainsWith(8453, node.url),
       relayerAddress: devnet.accounts.relayer.address,
-      createClient: (chain) => {
-        const client = createChainClient(chain);
-        real.set(chain.chainId, client);
-        return createPublicClient({
-          transport: custom(
-            {
-              request: (args) => {
-                if (broken && chain.chainId === 8453) return Promise.reject(new Error("connection refused"));
-                return client.request(args as never);
-              },
-            },
-            { retryCount: 0 },
-          ),
-        }) as PublicClient;
-      },
     });
-    await failing.refresh();
-    const good = failing.snapshot().chains.get(8453)!;
-    broken = true;
-    await failing.refresh();
-    const after = failing.snapshot();
-    expect(after.chains.get(8453)).toBe(good);
-    expect(after.errors.get(8453)).toBeTruthy();
-    expect(after.chains.get(10)!.updatedAt).toBeGreaterThanOrEqual(good.updatedAt);
-    broken = false;
-    await failing.refresh();
-    expect(failing.snapshot().errors.size).toBe(0);
-    expect(failing.snapshot().chains.get(8453)).not.toBe(good);
-    await failing.stop();
+    try {
+      await failing.refresh();
+      const good = failing.snapshot().chains.get(8453)!;
+      const otherBefore = failing.snapshot().chains.get(10)!;
+      node.down = true;
+      await failing.refresh();
+      const after = failing.snapshot();
+      expect(after.chains.get(8453)).toBe(good);
+      expect(after.errors.get(8453)).toMatch(/^HTTP request failed/); // viem's first line, without the URL
+      // The other chain was refreshed all the same (each refresh makes a new state).
+      expect(after.chains.get(10)).not.toBe(otherBefore);
+      expect(after.errors.has(10)).toBe(false);
+      node.down = false;
+      await failing.refresh();
+      expect(failing.snapshot().errors.size).toBe(0);
+      expect(failing.snapshot().chains.get(8453)).not.toBe(good);
+    } finally {
+      await failing.stop();
+      await node.close();
+    }
   });
 
   it("uses the fallback gas and zero balances without a relayer, and ready() reports unreachable chains", async () => {

@@ -19,7 +19,7 @@
  * chain (a `message` quote): `isContract` (cached `eth_getCode`) and `estimateFillGas` (cached simulation).
  */
 import { createChainClient, loadArtifact } from "@platform/chains";
-import { redactUrls } from "@platform/kernel";
+import type { Logger } from "@platform/kernel";
 import {
   type Address,
   encodeAbiParameters,
@@ -38,14 +38,14 @@ import type { SpokeChain } from "../deployments.ts";
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
 import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
-import { type ChainPrices, derivePrices, type PoolReserves, parseUsdPrice } from "./prices.ts";
+import { type AmmPoolReserves, type ChainPrices, derivePrices, parseUsdPrice } from "./prices.ts";
 
 /** Canonical Multicall3 address (used when a chain does not list its own `multicall3`). */
-export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
 /** Recipient of simulated fills without a message (the anchor also simulates to a fixed address). */
-export const DEFAULT_SIMULATED_RECIPIENT: Address = "0x000000000000000000000000000000000000dEaD";
+const DEFAULT_SIMULATED_RECIPIENT: Address = "0x000000000000000000000000000000000000dEaD";
 /** Output amount of the simulated fill (the anchor simulates 100 wei). */
-export const SIMULATED_FILL_AMOUNT = 100n;
+const SIMULATED_FILL_AMOUNT = 100n;
 
 export interface FillGasEstimate {
   gasUnits: bigint;
@@ -84,11 +84,6 @@ export interface ChainStateSnapshot {
   errors: ReadonlyMap<number, string>;
 }
 
-interface LoggerLike {
-  warn(obj: object, msg?: string): void;
-  debug?(obj: object, msg?: string): void;
-}
-
 export interface ChainStateCacheOptions {
   chains: readonly SpokeChain[];
   /** Output tokens of these routes get fill gas estimates; default: every token of every chain. */
@@ -111,9 +106,7 @@ export interface ChainStateCacheOptions {
   pairRediscoveryMs?: number;
   /** Time limit of the on-demand helpers; default 3 s. */
   onDemandTimeoutMs?: number;
-  logger?: LoggerLike;
-  /** Client factory (tests); default `createChainClient`. */
-  createClient?: (chain: SpokeChain) => PublicClient;
+  logger?: Logger;
 }
 
 export interface ChainStateCache {
@@ -203,7 +196,6 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
   const usdPrices = new Map(
     Object.entries(options.usdPrices ?? {}).map(([symbol, value]) => [symbol.toUpperCase(), parseUsdPrice(value)]),
   );
-  const createClient = options.createClient ?? ((c: SpokeChain) => createChainClient(c));
 
   const workers = options.chains.map((chain): ChainWorker => {
     const outputTokens = options.routes
@@ -217,7 +209,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
       : chain.tokens.map((t) => lower(t.address));
     return {
       chain,
-      client: createClient(chain),
+      client: createChainClient(chain),
       multicallAddress: chain.contracts.multicall3 ?? MULTICALL3_ADDRESS,
       outputTokens,
       simulatedOriginChainId: options.chains.find((c) => c.chainId !== chain.chainId)?.chainId ?? 1,
@@ -417,7 +409,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
           if (!old || old.source === "fallback") {
             result.set(token, { gasUnits: fallbackFillGas, source: "fallback", updatedAt: now });
           }
-          options.logger?.debug?.(
+          options.logger?.debug(
             { chainId: w.chain.chainId, token, err: (error as Error).message.split("\n")[0] },
             "fillRelay gas simulation failed",
           );
@@ -474,7 +466,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
         const native = results[tokens.length];
         if (native?.status === "success") relayerNativeBalance = native.result as bigint;
       }
-      const pools: PoolReserves[] = [];
+      const pools: AmmPoolReserves[] = [];
       w.pairs.forEach((p, i) => {
         const r = results[balanceCalls.length + i];
         if (r?.status === "success") {
@@ -580,8 +572,8 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
       if (cached && (cached.isContract || Date.now() - cached.at < 30_000)) return cached.isContract;
       const code = await withTimeout(w.client.getCode({ address: a as Address }), onDemandTimeout, "eth_getCode").catch(
         (error: Error) => {
-          // The caller answers with a message of its own: the cause is kept here (URLs redacted).
-          options.logger?.warn({ chainId, err: redactUrls(error.message.split("\n")[0] ?? "") }, "eth_getCode failed");
+          // The caller answers with a message of its own: the cause is kept here (the logger redacts URLs).
+          options.logger?.warn({ chainId, err: error }, "eth_getCode failed");
           throw error;
         },
       );

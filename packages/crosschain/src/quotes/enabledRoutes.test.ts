@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ConfigError } from "@platform/kernel";
 import { afterAll, describe, expect, it } from "vitest";
 import type { SpokeChain } from "../deployments.ts";
+import { offlineSpokeChain } from "../testing/offlineSpokeChain.ts";
 import {
   buildEnabledRoutes,
   defaultRoutes,
@@ -19,19 +20,8 @@ const DAI = "0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9" as const;
 const WBTC = "0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9" as const;
 const USDC_B = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" as const;
 
-const chain = (
-  chainId: number,
-  tokens: SpokeChain["tokens"],
-  wrapped: `0x${string}` | undefined = WETH,
-): SpokeChain => ({
-  chainId,
-  rpcUrl: `http://127.0.0.1:${chainId}`,
-  spokePool: "0x0165878A594ca255338adfa4d48449f69242Eb8F",
-  multicallHandler: undefined,
-  wrappedNativeToken: wrapped,
-  contracts: {},
-  tokens,
-});
+const chain = (chainId: number, tokens: SpokeChain["tokens"], wrapped: `0x${string}` | undefined = WETH) =>
+  offlineSpokeChain(chainId, tokens, { wrappedNativeToken: wrapped });
 
 const weth = { symbol: "WETH", address: WETH, decimals: 18 };
 const usdc = { symbol: "USDC", address: USDC, decimals: 6 };

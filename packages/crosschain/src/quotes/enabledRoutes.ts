@@ -106,7 +106,7 @@ export interface RoutesConfig {
   disable?: RouteDisableSpec[];
 }
 
-/** `isRouteEnabled` for callers holding a route table (e.g. the relayer, through `quoteServicesFor`). */
+/** `isRouteEnabled` for callers holding a route table (e.g. the relayer, through its `QuoteContext`). */
 export function isRouteEnabled(query: RouteQuery, routes: EnabledRoutes): boolean {
   return routes.isRouteEnabled(query);
 }

@@ -9,15 +9,15 @@ import { type Address, parseAbi } from "viem";
 import type { SpokeChain, SpokeToken } from "../deployments.ts";
 import { MAX_UINT256 } from "../domain/fees/fixedPoint.ts";
 import {
+  type HubPoolLiquidity,
   type L1TokenRateConfig,
-  type PoolReserves,
   parseL1TokenConfig,
   type RateModel,
   resolveRateModel,
 } from "../domain/fees/lpFee.ts";
 import type { ChainStateSnapshot } from "./chainStateCache.ts";
 
-export interface HubPoolToken extends PoolReserves {
+export interface HubPoolToken extends HubPoolLiquidity {
   /** `pooledTokens(l1Token).isEnabled`: LPs can provide this token. */
   enabled: boolean;
   /** The config store's `l1TokenConfig`, parsed; undefined when empty or invalid (default rate model). */
@@ -91,14 +91,14 @@ export function hubPoolStateFrom(hub: SpokeChain, results: readonly CallResult[]
 }
 
 /** The hub chain's token for a deposit of `symbol` (native ETH deposits are WETH in the pool). */
-export function l1TokenFor(hub: SpokeChain, symbol: string): SpokeToken | undefined {
+function l1TokenFor(hub: SpokeChain, symbol: string): SpokeToken | undefined {
   const wanted = symbol.toUpperCase() === "ETH" ? "WETH" : symbol.toUpperCase();
   return hub.tokens.find((t) => t.symbol.toUpperCase() === wanted);
 }
 
 /** The LP-fee inputs of a deposit of `symbol` on a route (see computeLpFee). */
 export interface LpPool {
-  reserves: PoolReserves;
+  reserves: HubPoolLiquidity;
   l1TokenDecimals?: number;
   rateModel?: RateModel;
 }

@@ -1,17 +1,8 @@
 /**
- * The quote side of the crosschain API: enabled routes, chain state kept warm in the background, prices, and
- * the `/suggested-fees`, `/available-routes` and `/chains` endpoints.
- *
- * Wiring (see `../index.ts`): `createServer` calls `registerQuoteRoutes(api, quoteServicesFor(context))`;
- * `startJobs` calls `startQuoteJobs(context)` (the refresh loop), which finds the same services through the
- * per-context WeakMap of `quoteServicesFor`.
+ * What quotes are computed from: enabled routes, chain state kept warm in the background, prices, observed
+ * fill times, all held by one `QuoteContext` per service (see `quoteContext.ts`). The quote itself is
+ * `services/suggestedFees.ts`; the endpoints are in `http/`.
  */
-import type { HttpServer } from "@platform/kernel";
-import { registerAvailableRoutesRoute } from "../http/availableRoutes.ts";
-import { registerChainsRoute } from "../http/chains.ts";
-import { registerSuggestedFeesRoute } from "../http/suggestedFees.ts";
-import type { QuoteServices } from "./quoteServices.ts";
-
 export {
   type ChainState,
   type ChainStateCache,
@@ -35,22 +26,10 @@ export {
 } from "./enabledRoutes.ts";
 export { type ChainPrices, derivePrices } from "./prices.ts";
 export {
-  createQuoteServices,
+  createQuoteContext,
+  type QuoteContext,
   type QuoteOptions,
-  type QuoteServices,
   type QuoteSettings,
   quoteOptionsFromConfig,
-  quoteServicesFor,
-  startQuoteJobs,
-} from "./quoteServices.ts";
-
-/** Register `/suggested-fees`, `/available-routes` and `/chains` (inside the authenticated API scope). */
-export function registerQuoteRoutes(app: HttpServer, services: QuoteServices): void {
-  // A closed server must not leave a refresh (loop or on-demand) behind; stopping twice is harmless.
-  app.addHook("onClose", async () => {
-    await services.cache.stop();
-  });
-  registerSuggestedFeesRoute(app, services);
-  registerAvailableRoutesRoute(app, services);
-  registerChainsRoute(app, services);
-}
+  startQuoteRefresh,
+} from "./quoteContext.ts";

@@ -4,20 +4,19 @@
  * as `estimatedFillTimeSec` (other routes keep the 10 s default).
  */
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { startTestService, type TestService } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { spokeChains } from "../deployments.ts";
-import { crosschainService } from "../index.ts";
+import { type Crosschain, crosschainService } from "../index.ts";
 import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
 import { contextChains, fillDeposit, makeDeposit, quotesWarm } from "../testing/spokePoolActions.ts";
 import { readObservedFillTimes } from "./observedFillTimes.ts";
-import { quoteServicesFor } from "./quoteServices.ts";
 
 const A = 8453;
 const B = 10;
 let f: DevnetFixture;
-let s: TestService;
+let s: TestService<Crosschain>;
 let indexers: ReturnType<typeof startSpokePoolIndexers>;
 
 beforeAll(async () => {
@@ -74,9 +73,8 @@ it("p75 of fill block time − deposit block time per route becomes estimatedFil
     }),
   ]);
 
-  const services = quoteServicesFor(s.context);
-  await services.observedFillTimes.refresh();
-  await quotesWarm(s.context);
+  await s.instance.quotes.observedFillTimes.refresh();
+  await quotesWarm(s.instance.quotes);
   const quote = async (symbol: string) => {
     const token = (chainId: number) => f.chain(chainId).tokens.find((t) => t.symbol === symbol)?.address;
     const res = await fetch(

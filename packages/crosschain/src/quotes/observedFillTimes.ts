@@ -5,14 +5,14 @@
  * least MIN_FILLS fills in the last WINDOW, the 75th percentile of fill block time − deposit block time.
  * Routes without enough fills keep the anchor's default (10 s). Refreshed in the background every minute.
  */
-import type { Database } from "@platform/kernel";
+import { byteaToHex, type Database, type Logger } from "@platform/kernel";
 import { findToken, type SpokeChain } from "../deployments.ts";
 import type { FillTimeConfig, FillTimeRow } from "../domain/fees/fillTime.ts";
 import { MAX_UINT256 } from "../domain/fees/fixedPoint.ts";
 
-export const FILL_TIME_WINDOW_SEC = 7 * 24 * 3600;
-export const MIN_FILLS = 5;
-export const FILL_TIME_REFRESH_MS = 60_000;
+const FILL_TIME_WINDOW_SEC = 7 * 24 * 3600;
+const MIN_FILLS = 5;
+const FILL_TIME_REFRESH_MS = 60_000;
 
 /** The p75 fill time table of the last `windowSec` (seconds, rounded up, at least 1). */
 export async function readObservedFillTimes(
@@ -37,11 +37,8 @@ export async function readObservedFillTimes(
   );
   const table: FillTimeRow[] = [];
   for (const r of rows) {
-    const symbol = findToken(
-      chains,
-      Number(r.origin_chain_id),
-      `0x${r.input_token.toString("hex").slice(-40)}`,
-    )?.symbol;
+    // input_token is bytes32: the address is its last 20 bytes.
+    const symbol = findToken(chains, Number(r.origin_chain_id), byteaToHex(r.input_token.subarray(-20)))?.symbol;
     if (!symbol) continue;
     table.push({
       originChains: [String(r.origin_chain_id)],
@@ -55,11 +52,7 @@ export async function readObservedFillTimes(
 }
 
 /** Keeps the observed table current; `config()` never waits (the last table read, or none yet). */
-export function createObservedFillTimes(
-  db: Database,
-  chains: readonly SpokeChain[],
-  logger?: { warn(o: object, m?: string): void },
-) {
+export function createObservedFillTimes(db: Database, chains: readonly SpokeChain[], logger?: Logger) {
   let table: FillTimeRow[] = [];
   let timer: NodeJS.Timeout | undefined;
   const refresh = async () => {

@@ -1,7 +1,7 @@
 import { parseUnits } from "viem";
 import { describe, expect, it } from "vitest";
 import { WAD } from "../domain/fees/fixedPoint.ts";
-import { derivePrices, type PoolReserves, parseUsdPrice } from "./prices.ts";
+import { type AmmPoolReserves, derivePrices, parseUsdPrice } from "./prices.ts";
 
 const WETH = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
 const USDC = "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512";
@@ -17,7 +17,7 @@ const tokens = [
 ];
 
 /** A pool as a pair stores it (token0 < token1). */
-function pool(a: string, amountA: bigint, b: string, amountB: bigint): PoolReserves {
+function pool(a: string, amountA: bigint, b: string, amountB: bigint): AmmPoolReserves {
   return BigInt(a) < BigInt(b)
     ? { token0: a, token1: b, reserve0: amountA, reserve1: amountB }
     : { token0: b, token1: a, reserve0: amountB, reserve1: amountA };

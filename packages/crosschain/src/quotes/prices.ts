@@ -14,7 +14,7 @@
 import { WAD } from "../domain/fees/fixedPoint.ts";
 
 /** Symbols pinned to 1 USD unless the price map says otherwise. */
-export const DEFAULT_STABLECOINS: readonly string[] = Object.freeze(["USDC", "USDT", "DAI", "USDC.E", "USDBC"]);
+const DEFAULT_STABLECOINS: readonly string[] = Object.freeze(["USDC", "USDT", "DAI", "USDC.E", "USDBC"]);
 
 export interface PriceToken {
   address: string;
@@ -22,8 +22,8 @@ export interface PriceToken {
   decimals: number;
 }
 
-/** Reserves of a Uniswap V2 pair (`token0 < token1` as the pair sorts them). */
-export interface PoolReserves {
+/** Reserves of a Uniswap V2 pair (`token0 < token1` as the pair sorts them), for token prices. */
+export interface AmmPoolReserves {
   token0: string;
   token1: string;
   reserve0: bigint;
@@ -36,7 +36,7 @@ export interface DerivePricesInput {
   wrappedNative?: string;
   /** The native currency symbol (e.g. ETH), for the USD map. */
   nativeSymbol?: string;
-  pools: readonly PoolReserves[];
+  pools: readonly AmmPoolReserves[];
   /** USD prices by symbol (upper-case keys), 1e18-scaled. */
   usdPrices?: ReadonlyMap<string, bigint>;
   /** Default {@link DEFAULT_STABLECOINS}. */

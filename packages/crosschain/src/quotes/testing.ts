@@ -4,18 +4,19 @@
  */
 import type { DevnetFixture } from "@platform/chains/testing";
 import { startDevnetFixture } from "@platform/chains/testing";
-import { type ChainEndpoint, type Config, startTestService, type TestService } from "@platform/kernel";
-import { crosschainService } from "../index.ts";
+import type { ChainEndpoint, Config } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
+import { type Crosschain, crosschainService } from "../index.ts";
 import { contextChains, quotesWarm } from "../testing/spokePoolActions.ts";
-import { type QuoteServices, quoteServicesFor } from "./quoteServices.ts";
+import type { QuoteContext } from "./quoteContext.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any endpoint, checked by each test
 type Json = any;
 
 export interface QuoteTestService {
   devnet: DevnetFixture;
-  service: TestService;
-  quotes: QuoteServices;
+  service: TestService<Crosschain>;
+  quotes: QuoteContext;
   chains: ChainEndpoint[];
   /** GET `${url}/api${path}` with the test key; returns status and parsed body. */
   get(
@@ -35,7 +36,7 @@ export async function startQuoteTestService(opts: {
 }): Promise<QuoteTestService> {
   const devnet = opts.devnet ?? (await startDevnetFixture({ chainIds: opts.chainIds }));
   const chains = contextChains(devnet);
-  const service: TestService = await startTestService(crosschainService, {
+  const service = await startTestService(crosschainService, {
     chains,
     config: {
       crosschainRelayerKey: devnet.accounts.relayer.privateKey,
@@ -43,8 +44,8 @@ export async function startQuoteTestService(opts: {
       ...opts.config,
     },
   });
-  const quotes = quoteServicesFor(service.context);
-  await quotesWarm(service.context);
+  const { quotes } = service.instance;
+  await quotesWarm(quotes);
   let closed = false;
   return {
     devnet,

@@ -6,6 +6,8 @@ import { loadArtifact } from "@platform/chains";
 import {
   type Abi,
   type Address,
+  BaseError,
+  Eip1559FeesNotSupportedError,
   erc20Abi,
   type Hex,
   type Log,
@@ -82,7 +84,9 @@ export function createChainReader(chain: SpokeChain, client: PublicClient, relay
           const f = await client.estimateFeesPerGas();
           return { maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas };
         } catch (error) {
-          if (!/eip-?1559|base ?fee/i.test(String(error))) throw error;
+          // Only viem's "this chain has no base fee" switches to the gas price for good; any other failure
+          // (a node error that happens to mention base fees included) is the caller's to retry.
+          if (!isEip1559Unsupported(error)) throw error;
           legacyFees = true;
         }
       }
@@ -172,6 +176,11 @@ export function createChainReader(chain: SpokeChain, client: PublicClient, relay
     },
   };
 }
+
+/** Whether viem refused EIP-1559 fees because the chain's blocks have no base fee (also as the cause of another error). */
+const isEip1559Unsupported = (error: unknown): boolean =>
+  error instanceof Eip1559FeesNotSupportedError ||
+  (error instanceof BaseError && error.walk((e) => e instanceof Eip1559FeesNotSupportedError) !== null);
 
 /** Whether a bytes32 relayer is this address. */
 export const isRelayer = (bytes32: Hex, address: Address) => bytes32.toLowerCase() === addressToBytes32(address);

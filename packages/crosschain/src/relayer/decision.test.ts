@@ -1,12 +1,12 @@
 import { type Hex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import type { SpokeChain } from "../deployments.ts";
+import { convertDecimals } from "../domain/fees/fixedPoint.ts";
 import { addressToBytes32 } from "../domain/relayHash.ts";
+import { offlineSpokeChain } from "../testing/offlineSpokeChain.ts";
 import {
   checkEligibility,
   checkFunds,
   checkProfitability,
-  convertDecimals,
   type EligibilityInput,
   isExclusiveToOther,
   profitability,
@@ -19,18 +19,9 @@ const USDC_A = "0x1000000000000000000000000000000000000001" as Hex;
 const USDC_B = "0x2000000000000000000000000000000000000002" as Hex;
 const DAI_B = "0x2000000000000000000000000000000000000003" as Hex;
 
-const chain = (chainId: number, tokens: SpokeChain["tokens"]): SpokeChain => ({
-  chainId,
-  rpcUrl: "http://127.0.0.1:1",
-  spokePool: "0x9000000000000000000000000000000000000009",
-  multicallHandler: undefined,
-  wrappedNativeToken: undefined,
-  contracts: {},
-  tokens,
-});
 const chains = [
-  chain(8453, [{ symbol: "USDC", address: USDC_A, decimals: 6 }]),
-  chain(10, [
+  offlineSpokeChain(8453, [{ symbol: "USDC", address: USDC_A, decimals: 6 }]),
+  offlineSpokeChain(10, [
     { symbol: "USDC", address: USDC_B, decimals: 6 },
     { symbol: "DAI", address: DAI_B, decimals: 18 },
   ]),

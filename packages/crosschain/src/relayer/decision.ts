@@ -6,6 +6,7 @@
  */
 import { type Hex, zeroHash } from "viem";
 import { findToken, type SpokeChain } from "../deployments.ts";
+import { convertDecimals } from "../domain/fees/fixedPoint.ts";
 import { addressToBytes32, bytes32ToAddress, isEvmAddressBytes32 } from "../domain/relayHash.ts";
 import { fillTerms, type PendingDeposit, type SkipReason } from "./types.ts";
 
@@ -71,12 +72,6 @@ export function checkEligibility(input: EligibilityInput): Check {
   };
   if (!input.isRouteEnabled(route)) return no("route-disabled", `route ${JSON.stringify(route)} is not enabled`);
   return OK;
-}
-
-/** `amount` from `from` decimals to `to` decimals, rounded down. */
-export function convertDecimals(amount: bigint, from: number, to: number): bigint {
-  if (from === to) return amount;
-  return from > to ? amount / 10n ** BigInt(from - to) : amount * 10n ** BigInt(to - from);
 }
 
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;

@@ -5,7 +5,7 @@ export interface Fees {
 }
 
 /** Minimum raise of a replacement, in per-mille: +12.5% (geth asks +10%; some nodes more). */
-export const REPLACEMENT_BUMP_PERMILLE = 125n;
+const REPLACEMENT_BUMP_PERMILLE = 125n;
 
 const bump = (value: bigint) => value + (value * REPLACEMENT_BUMP_PERMILLE + 999n) / 1000n;
 const max = (a: bigint, b: bigint) => (a > b ? a : b);

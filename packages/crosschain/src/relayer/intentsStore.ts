@@ -6,7 +6,7 @@
  * while `attempts` < max), 'skipped' (filled by another relayer before ours went out: final).
  */
 
-import type { Database } from "@platform/kernel";
+import { byteaToHex, type Database, hexToBytea } from "@platform/kernel";
 import type { Hex } from "viem";
 import { relayHash } from "../domain/relayHash.ts";
 import type { DepositRow as FullDepositRow } from "../store/depositsRepository.ts";
@@ -56,39 +56,36 @@ type DepositRow = Pick<
   su_signature: Buffer | null;
 };
 
-const hex = (b: Buffer): Hex => `0x${b.toString("hex")}`;
-const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
-
-export function toPendingDeposit(r: DepositRow): PendingDeposit {
+function toPendingDeposit(r: DepositRow): PendingDeposit {
   const relayData = {
-    depositor: hex(r.depositor),
-    recipient: hex(r.recipient),
-    exclusiveRelayer: hex(r.exclusive_relayer),
-    inputToken: hex(r.input_token),
-    outputToken: hex(r.output_token),
+    depositor: byteaToHex(r.depositor),
+    recipient: byteaToHex(r.recipient),
+    exclusiveRelayer: byteaToHex(r.exclusive_relayer),
+    inputToken: byteaToHex(r.input_token),
+    outputToken: byteaToHex(r.output_token),
     inputAmount: BigInt(r.input_amount),
     outputAmount: BigInt(r.output_amount),
     originChainId: BigInt(r.origin_chain_id),
     depositId: BigInt(r.deposit_id),
     fillDeadline: Number(r.fill_deadline),
     exclusivityDeadline: Number(r.exclusivity_deadline),
-    message: hex(r.message),
+    message: byteaToHex(r.message),
   };
   // The anchor's relayers apply a speed-up only when it lowers the output amount.
   const speedUp =
     r.su_signature && r.su_output_amount !== null && BigInt(r.su_output_amount) < relayData.outputAmount
       ? {
           updatedOutputAmount: BigInt(r.su_output_amount),
-          updatedRecipient: hex(r.su_recipient as Buffer),
-          updatedMessage: hex(r.su_message as Buffer),
-          depositorSignature: hex(r.su_signature),
+          updatedRecipient: byteaToHex(r.su_recipient as Buffer),
+          updatedMessage: byteaToHex(r.su_message as Buffer),
+          depositorSignature: byteaToHex(r.su_signature),
         }
       : undefined;
   return {
     originChainId: Number(r.origin_chain_id),
     destinationChainId: Number(r.destination_chain_id),
     depositId: relayData.depositId,
-    internalRelayHash: hex(r.relay_hash),
+    internalRelayHash: byteaToHex(r.relay_hash),
     relayHash: relayHash(relayData, BigInt(r.destination_chain_id)),
     relayData,
     quoteTimestamp: Number(r.quote_timestamp),
@@ -149,7 +146,13 @@ export function createIntentsStore(db: Database) {
       `UPDATE crosschain.relayer_fills
           SET state = $2, tx_hash = coalesce($3, tx_hash), last_error = $4, updated_at = now()
         WHERE relay_hash = $1 AND state = ANY($5::text[]) RETURNING 1`,
-      [buf(internalRelayHash), state, fields.txHash ? buf(fields.txHash) : null, fields.error ?? null, from],
+      [
+        hexToBytea(internalRelayHash),
+        state,
+        fields.txHash ? hexToBytea(fields.txHash) : null,
+        fields.error ?? null,
+        from,
+      ],
     );
     return rows.length > 0;
   }
@@ -205,13 +208,13 @@ export function createIntentsStore(db: Database) {
         [destinationChainId],
       );
       return rows.map((r) => ({
-        internalRelayHash: hex(r.r_relay_hash),
+        internalRelayHash: byteaToHex(r.r_relay_hash),
         destinationChainId,
         originChainId: Number(r.r_origin_chain_id),
         depositId: BigInt(r.r_deposit_id),
         state: r.state,
         nonce: Number(r.nonce),
-        txHash: r.r_tx_hash ? hex(r.r_tx_hash) : null,
+        txHash: r.r_tx_hash ? byteaToHex(r.r_tx_hash) : null,
         attempts: r.attempts,
         lastError: r.last_error,
         ageSec: Number(r.age_sec),
@@ -235,12 +238,12 @@ export function createIntentsStore(db: Database) {
              WHERE crosschain.relayer_fills.state = 'failed'
            RETURNING 1`,
           [
-            buf(deposit.internalRelayHash),
+            hexToBytea(deposit.internalRelayHash),
             deposit.destinationChainId,
             deposit.originChainId,
             deposit.depositId.toString(),
             nonce,
-            buf(txHash),
+            hexToBytea(txHash),
           ],
         );
         return rows.length > 0;
@@ -258,9 +261,9 @@ export function createIntentsStore(db: Database) {
     async recordedFill(internalRelayHash: Hex): Promise<{ txHash: Hex; relayer: Hex } | undefined> {
       const [row] = await db.query<{ tx_hash: Buffer; relayer: Buffer }>(
         "SELECT tx_hash, relayer FROM crosschain.fills WHERE relay_hash = $1",
-        [buf(internalRelayHash)],
+        [hexToBytea(internalRelayHash)],
       );
-      return row ? { txHash: hex(row.tx_hash), relayer: hex(row.relayer) } : undefined;
+      return row ? { txHash: byteaToHex(row.tx_hash), relayer: byteaToHex(row.relayer) } : undefined;
     },
   };
 }

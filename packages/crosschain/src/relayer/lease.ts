@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Database } from "@platform/kernel";
+import { type Database, hexToBytea } from "@platform/kernel";
 import type { Address } from "viem";
 
 export interface RelayerLease {
@@ -29,7 +29,7 @@ export function createRelayerLease(
   ttlSec: number,
   holder: string = leaseHolderId(),
 ): RelayerLease {
-  const key = Buffer.from(relayer.slice(2).toLowerCase(), "hex");
+  const key = hexToBytea(relayer);
   let renewDueAt = 0;
   return {
     holder,

@@ -1,8 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { bumpFees, maxFees } from "./fees.ts";
 import { createNonceManager } from "./nonceManager.ts";
 
 describe("nonce manager", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("starts at the chain's pending count and hands out consecutive nonces", () => {
     const n = createNonceManager();
     expect(n.next).toBeNull();
@@ -37,11 +41,14 @@ describe("nonce manager", () => {
   });
 
   it("lets go of an approval/cancel the node dropped, after a while", () => {
+    vi.useFakeTimers();
     const n = createNonceManager(1000);
     n.sync({ pending: 4, latest: 4 }, []);
-    n.holdOther(n.reserve(), 0);
-    expect(n.sync({ pending: 4, latest: 4 }, [], 999)).toBe(5);
-    expect(n.sync({ pending: 4, latest: 4 }, [], 1001)).toBe(4);
+    n.holdOther(n.reserve());
+    vi.advanceTimersByTime(999);
+    expect(n.sync({ pending: 4, latest: 4 }, [])).toBe(5);
+    vi.advanceTimersByTime(2);
+    expect(n.sync({ pending: 4, latest: 4 }, [])).toBe(4);
   });
 
   it("jumps ahead when the key was used elsewhere", () => {

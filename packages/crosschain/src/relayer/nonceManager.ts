@@ -11,13 +11,13 @@ export interface NonceManager {
   /** The nonce the next transaction will use; null before the first sync. */
   readonly next: number | null;
   /** next = max(pending count, every held nonce + 1). Prunes approvals/cancels mined (below `latest`) or dropped. */
-  sync(chain: { pending: number; latest: number }, intentNonces: Iterable<number>, nowMs?: number): number;
+  sync(chain: { pending: number; latest: number }, intentNonces: Iterable<number>): number;
   /** Takes the next nonce (sync first). */
   reserve(): number;
   /** Gives a reserved nonce back when nothing was written or sent with it. */
   release(nonce: number): void;
   /** Holds the nonce of a broadcast transaction that is not a fill intent (approval, cancel) until it is mined. */
-  holdOther(nonce: number, nowMs?: number): void;
+  holdOther(nonce: number): void;
 }
 
 export function createNonceManager(dropAfterMs = 60_000): NonceManager {
@@ -28,7 +28,8 @@ export function createNonceManager(dropAfterMs = 60_000): NonceManager {
     get next() {
       return next;
     },
-    sync(chain, intentNonces, nowMs = Date.now()) {
+    sync(chain, intentNonces) {
+      const nowMs = Date.now();
       for (const [n, since] of others) {
         if (n < chain.latest || (chain.pending <= n && nowMs - since > dropAfterMs)) others.delete(n);
       }
@@ -44,8 +45,8 @@ export function createNonceManager(dropAfterMs = 60_000): NonceManager {
     release(nonce) {
       if (next === nonce + 1) next = nonce;
     },
-    holdOther(nonce, nowMs = Date.now()) {
-      others.set(nonce, nowMs);
+    holdOther(nonce) {
+      others.set(nonce, Date.now());
     },
   };
 }

@@ -5,8 +5,8 @@
 import { createLogger } from "@platform/kernel";
 import { type Hex, keccak256, stringToHex, zeroHash } from "viem";
 import { describe, expect, it } from "vitest";
-import type { SpokeChain } from "../deployments.ts";
 import { addressToBytes32 } from "../domain/relayHash.ts";
+import { offlineSpokeChain } from "../testing/offlineSpokeChain.ts";
 import type { ChainContext } from "./chainReader.ts";
 import type { Fees } from "./fees.ts";
 import { BroadcastFailure, type SignedTx } from "./fillSender.ts";
@@ -20,15 +20,7 @@ const ME = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" as Hex;
 const OTHER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" as Hex;
 const USDC = "0x1000000000000000000000000000000000000001" as Hex;
 const MARKET: Fees = { maxFeePerGas: 1000n, maxPriorityFeePerGas: 100n };
-const chain = (chainId: number): SpokeChain => ({
-  chainId,
-  rpcUrl: "http://127.0.0.1:1",
-  spokePool: "0x9000000000000000000000000000000000000009",
-  multicallHandler: undefined,
-  wrappedNativeToken: undefined,
-  contracts: {},
-  tokens: [{ symbol: "USDC", address: USDC, decimals: 6 }],
-});
+const chain = (chainId: number) => offlineSpokeChain(chainId, [{ symbol: "USDC", address: USDC, decimals: 6 }]);
 
 const deposit = (fillDeadline = 5000): PendingDeposit => ({
   originChainId: 8453,

@@ -18,21 +18,12 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { manifestToken } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import {
-  createDatabase,
-  createLogger,
-  createTestDatabase,
-  type Database,
-  kernelMigrations,
-  migrate,
-  type TestDatabase,
-} from "@platform/kernel";
+import { createDatabase, createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { erc20Abi, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { addressToBytes32 } from "../domain/relayHash.ts";
 import { crosschainService } from "../index.ts";
-import { startRelayer } from "./index.ts";
-import type { ChildConfig } from "./killChild.ts";
 import {
   depositAndIndex,
   filledRelayLogs,
@@ -42,7 +33,9 @@ import {
   type MadeDeposit,
   tokenBalance,
   waitFor,
-} from "./testSupport.ts";
+} from "../testing/index.ts";
+import { startRelayer } from "./index.ts";
+import type { ChildConfig } from "./killChild.ts";
 import type { FillStep } from "./types.ts";
 
 const A = 8453;
@@ -245,7 +238,7 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
     expect(logs[0]?.args.relayer).toBe(addressToBytes32(me));
     const intent = await intentOf(db, d);
     expect(intent).toMatchObject({ state: "confirmed", attempts: 1, last_error: null });
-    expect(`0x${intent?.tx_hash?.toString("hex")}`).toBe(logs[0]?.transactionHash);
+    expect(intent?.tx_hash).toBe(logs[0]?.transactionHash);
     total += d.relayData.outputAmount;
   }
   expect(await tokenBalance(f, B, "USDC", recipient)).toBe(balanceBefore + total);

@@ -6,12 +6,12 @@
  */
 import { loadArtifact, manifestToken } from "@platform/chains";
 import { type DevnetFixture, useDevnet } from "@platform/chains/testing";
-import { createLogger, createTestDatabase, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { createTestDatabase } from "@platform/kernel/testing";
 import { erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addressToBytes32 } from "../domain/relayHash.ts";
 import { crosschainService } from "../index.ts";
-import { type Relayer, type StartRelayerParameters, startRelayer } from "./index.ts";
 import {
   advanceTime,
   depositAndIndex,
@@ -25,7 +25,8 @@ import {
   spokeAbi,
   tokenBalance,
   waitFor,
-} from "./testSupport.ts";
+} from "../testing/index.ts";
+import { type Relayer, type StartRelayerParameters, startRelayer } from "./index.ts";
 
 const A = 8453;
 const B = 10;
@@ -77,8 +78,25 @@ function start(over: Partial<StartRelayerParameters> = {}): Relayer {
 }
 
 const confirmed = (d: MadeDeposit) => async () => (await intentOf(db, d))?.state === "confirmed";
-const hex = (b: Buffer | null | undefined) => (b ? `0x${b.toString("hex")}` : undefined);
 const usdc = (v: string) => parseUnits(v, 6);
+/** A USDC deposit A → B of `amount`, 0.1 USDC left for the relayer, stored as the indexer would. */
+const depositUsdc = (f: DevnetFixture, amount: string) =>
+  depositAndIndex(f, db, {
+    origin: A,
+    destination: B,
+    inputAmount: usdc(amount),
+    outputAmount: usdc(amount) - usdc("0.1"),
+  });
+
+/** Runs `body` while chain B mines only on `evm_mine` (automine is restored after). */
+async function withoutAutomine(f: DevnetFixture, body: () => Promise<void>) {
+  await rpc(f, B, "evm_setAutomine", [false]);
+  try {
+    await body();
+  } finally {
+    await rpc(f, B, "evm_setAutomine", [true]);
+  }
+}
 
 async function expectFilledOnceByRelayer(f: DevnetFixture, d: MadeDeposit) {
   expect(await fillStatusOf(f, B, d.relayHash)).toBe(2);
@@ -88,7 +106,7 @@ async function expectFilledOnceByRelayer(f: DevnetFixture, d: MadeDeposit) {
   expect(logs[0]?.args.repaymentChainId).toBe(BigInt(B));
   const intent = await intentOf(db, d);
   expect(intent?.state).toBe("confirmed");
-  expect(hex(intent?.tx_hash)).toBe(logs[0]?.transactionHash);
+  expect(intent?.tx_hash).toBe(logs[0]?.transactionHash);
 }
 
 /** The relayer approves the SpokePool itself, but a test that stops mining needs it done beforehand. */
@@ -288,8 +306,7 @@ describe("relayer", () => {
             .join() === "running,standby",
       );
       const [holder, standby] = first.status.chains[0]?.state === "running" ? [first, second] : [second, first];
-      const deposit = () =>
-        depositAndIndex(f, db, { origin: A, destination: B, inputAmount: usdc("10"), outputAmount: usdc("9.9") });
+      const deposit = () => depositUsdc(f, "10");
       const d1 = await deposit();
       await waitFor("first fill confirmed", confirmed(d1));
       expect(holder.status.sent).toBe(1);
@@ -309,31 +326,9 @@ describe("relayer", () => {
 
   it("never sends a fill for a relay another relayer filled (checks fillStatuses first)", async () => {
     const f = devnet();
-    const d = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("5"),
-      outputAmount: usdc("4.9"),
-    });
-    const other = f.accounts.users[2]!;
-    const wallet = f.walletClient(B, other);
+    const d = await depositUsdc(f, "5");
+    await fillAsAnotherRelayer(f, d);
     const client = f.publicClient(B);
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: manifestToken(f.chain(B), "USDC").address,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [f.chain(B).contracts.spokePool, maxUint256],
-      }),
-    });
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: f.chain(B).contracts.spokePool,
-        abi: spokeAbi,
-        functionName: "fillRelay",
-        args: [d.relayData, BigInt(B), addressToBytes32(other.address)],
-      }),
-    });
     const nonceBefore = await client.getTransactionCount({ address: f.accounts.relayer.address });
     const r = start();
     await waitFor("filled-elsewhere skip", () => r.status.skips["filled-elsewhere"] === 1);
@@ -345,14 +340,8 @@ describe("relayer", () => {
   it("replaces a stuck fill with the same nonce and higher fees; only one is ever mined", async () => {
     const f = devnet();
     await preApprove(f, "USDC");
-    const d = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("5"),
-      outputAmount: usdc("4.9"),
-    });
-    await rpc(f, B, "evm_setAutomine", [false]);
-    try {
+    const d = await depositUsdc(f, "5");
+    await withoutAutomine(f, async () => {
       const r = start({ tuning: { stuckAfterMs: 300 } });
       const first = await waitFor("intent sent", async () => {
         const i = await intentOf(db, d);
@@ -361,36 +350,28 @@ describe("relayer", () => {
       await waitFor("a replacement", () => r.status.replaced >= 1);
       const firstTx = await f
         .publicClient(B)
-        .getTransaction({ hash: hex(first.tx_hash) as `0x${string}` })
+        .getTransaction({ hash: first.tx_hash as Hex })
         .catch(() => undefined);
       expect(firstTx).toBeUndefined(); // the pool dropped it for the replacement
       await rpc(f, B, "evm_mine");
       await waitFor("confirmed", confirmed(d));
       await expectFilledOnceByRelayer(f, d);
       const intent = await intentOf(db, d);
-      expect(hex(intent?.tx_hash)).not.toBe(hex(first.tx_hash));
+      expect(intent?.tx_hash).not.toBe(first.tx_hash);
       expect(intent?.nonce).toBe(first.nonce);
-      const mined = await f.publicClient(B).getTransaction({ hash: hex(intent?.tx_hash) as `0x${string}` });
+      const mined = await f.publicClient(B).getTransaction({ hash: intent?.tx_hash as Hex });
       expect(mined.nonce).toBe(Number(first.nonce));
       expect(r.status.sent).toBe(1);
-    } finally {
-      await rpc(f, B, "evm_setAutomine", [true]);
-    }
+    });
   });
 
   it("after a restart, a fill still pending in the pool is awaited, not sent again", async () => {
     const f = devnet();
     await preApprove(f, "USDC");
-    const d = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("5"),
-      outputAmount: usdc("4.9"),
-    });
+    const d = await depositUsdc(f, "5");
     const client = f.publicClient(B);
     const me = f.accounts.relayer.address;
-    await rpc(f, B, "evm_setAutomine", [false]);
-    try {
+    await withoutAutomine(f, async () => {
       const first = start();
       await waitFor("intent sent", async () => (await intentOf(db, d))?.state === "sent");
       await first.stop();
@@ -410,19 +391,12 @@ describe("relayer", () => {
       await waitFor("confirmed", confirmed(d));
       await expectFilledOnceByRelayer(f, d);
       expect(second.status).toMatchObject({ sent: 0, confirmed: 1 });
-    } finally {
-      await rpc(f, B, "evm_setAutomine", [true]);
-    }
+    });
   });
 
   it("reconciles a fill whose step failed after the intent was written (re-sent with the same nonce)", async () => {
     const f = devnet();
-    const d = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("5"),
-      outputAmount: usdc("4.9"),
-    });
+    const d = await depositUsdc(f, "5");
     let failures = 0;
     const r = start({
       hooks: {
@@ -440,12 +414,7 @@ describe("relayer", () => {
 
   it("drops a never-broadcast intent whose relay another relayer filled meanwhile, and reuses its nonce", async () => {
     const f = devnet();
-    const d = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("5"),
-      outputAmount: usdc("4.9"),
-    });
+    const d = await depositUsdc(f, "5");
     let reached!: (nonce: number) => void;
     const atIntent = new Promise<number>((resolve) => {
       reached = resolve;
@@ -474,17 +443,10 @@ describe("relayer", () => {
     expect((await intentOf(db, d))?.last_error).toMatch(/^filled-elsewhere/);
     expect(await filledRelayLogs(f, d)).toHaveLength(1);
     // No gap: the next fill uses the nonce the dropped intent held.
-    const d2 = await depositAndIndex(f, db, {
-      origin: A,
-      destination: B,
-      inputAmount: usdc("6"),
-      outputAmount: usdc("5.9"),
-    });
+    const d2 = await depositUsdc(f, "6");
     await waitFor("next fill confirmed", confirmed(d2));
     await expectFilledOnceByRelayer(f, d2);
-    const tx = await f
-      .publicClient(B)
-      .getTransaction({ hash: hex((await intentOf(db, d2))?.tx_hash) as `0x${string}` });
+    const tx = await f.publicClient(B).getTransaction({ hash: (await intentOf(db, d2))?.tx_hash as Hex });
     expect(tx.nonce).toBe(nonce);
   });
 });

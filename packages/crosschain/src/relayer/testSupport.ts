@@ -4,7 +4,7 @@
  */
 import { manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
-import type { Database, Queryable } from "@platform/kernel";
+import { byteaToHex, type Database, hexToBytea, type Queryable } from "@platform/kernel";
 import { type Address, erc20Abi, type Hex, type Log } from "viem";
 import { type SpokeChain, spokeChains } from "../deployments.ts";
 import { addressToBytes32, messageHash } from "../domain/relayHash.ts";
@@ -17,15 +17,11 @@ import {
   spokeAbi,
 } from "../testing/spokePoolActions.ts";
 
-export { type DepositOptions, type MadeDeposit, makeDeposit, spokeAbi };
-
 /** The fixture's chains as the relayer gets them in production. */
 export const fixtureChains = (f: DevnetFixture): SpokeChain[] => spokeChains(contextChains(f));
 
-const buf = (h: string) => Buffer.from(h.replace(/^0x/, ""), "hex");
-
 /** Inserts the `crosschain.deposits` row of a FundsDeposited log, as the indexer does in production. */
-export async function insertDepositFromLog(
+async function insertDepositFromLog(
   db: Queryable,
   originChainId: number,
   log: Log,
@@ -42,20 +38,20 @@ export async function insertDepositFromLog(
       originChainId,
       relayData.depositId.toString(),
       destinationChainId,
-      buf(h),
-      buf(a.depositor),
-      buf(a.recipient),
-      buf(a.exclusiveRelayer),
-      buf(a.inputToken),
-      buf(a.outputToken),
+      hexToBytea(h),
+      hexToBytea(a.depositor),
+      hexToBytea(a.recipient),
+      hexToBytea(a.exclusiveRelayer),
+      hexToBytea(a.inputToken),
+      hexToBytea(a.outputToken),
       a.inputAmount.toString(),
       a.outputAmount.toString(),
       a.quoteTimestamp,
       a.fillDeadline,
       a.exclusivityDeadline,
-      buf(a.message),
-      buf(messageHash(a.message)),
-      buf(log.transactionHash as Hex),
+      hexToBytea(a.message),
+      hexToBytea(messageHash(a.message)),
+      hexToBytea(log.transactionHash as Hex),
       Number(log.transactionIndex),
       Number(log.logIndex),
       (log.blockNumber as bigint).toString(),
@@ -102,20 +98,21 @@ export async function tokenBalance(f: DevnetFixture, chainId: number, symbol: st
   });
 }
 
+/** A deposit's row of `crosschain.relayer_fills`, its transaction hash as hex. */
 export interface IntentRowView {
   state: string;
   nonce: string | null;
-  tx_hash: Buffer | null;
+  tx_hash: Hex | null;
   attempts: number;
   last_error: string | null;
 }
 
 export async function intentOf(db: Queryable, d: MadeDeposit): Promise<IntentRowView | undefined> {
-  const [row] = await db.query<IntentRowView>(
+  const [row] = await db.query<Omit<IntentRowView, "tx_hash"> & { tx_hash: Buffer | null }>(
     "SELECT state, nonce, tx_hash, attempts, last_error FROM crosschain.relayer_fills WHERE relay_hash = $1",
-    [buf(d.internalRelayHash)],
+    [hexToBytea(d.internalRelayHash)],
   );
-  return row;
+  return row && { ...row, tx_hash: row.tx_hash && byteaToHex(row.tx_hash) };
 }
 
 /** Polls `check` until it returns a truthy value (or throws after `timeoutMs`). */
@@ -204,11 +201,11 @@ export async function speedUpAndIndex(
     [
       originChainId,
       d.relayData.depositId.toString(),
-      Buffer.from(addressToBytes32(user.address).slice(2), "hex"),
+      hexToBytea(addressToBytes32(user.address)),
       o.updatedOutputAmount.toString(),
-      Buffer.from(updatedRecipient.slice(2), "hex"),
-      Buffer.from(signature.slice(2), "hex"),
-      Buffer.from(hash.slice(2), "hex"),
+      hexToBytea(updatedRecipient),
+      hexToBytea(signature),
+      hexToBytea(hash),
       receipt.blockNumber.toString(),
     ],
   );

@@ -115,7 +115,7 @@ export async function sendFill(
   return "sent";
 }
 
-export async function step(env: WorkerEnv, s: FillStep, info: { relayHash: Hex; nonce: number; txHash: Hex }) {
+async function step(env: WorkerEnv, s: FillStep, info: { relayHash: Hex; nonce: number; txHash: Hex }) {
   await env.hooks.onStep?.(s, info);
 }
 

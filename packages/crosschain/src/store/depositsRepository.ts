@@ -58,7 +58,7 @@ const SELECT = `
   LEFT JOIN crosschain.slow_fill_requests s ON s.relay_hash = d.relay_hash`;
 
 /** The anchor's raw status (before "unfilled" is shown as "pending"); $now = unix seconds. */
-export const STATUS_SQL = (now: string) => `CASE
+const STATUS_SQL = (now: string) => `CASE
   WHEN f.relay_hash IS NOT NULL THEN 'filled'
   WHEN d.fill_deadline < ${now} THEN 'expired'
   WHEN s.relay_hash IS NOT NULL THEN 'slowFillRequested'

@@ -1,4 +1,5 @@
-import { createTestDatabase, kernelMigrations, migrate, type TestDatabase } from "@platform/kernel";
+import { kernelMigrations, migrate } from "@platform/kernel";
+import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { crosschainService } from "../index.ts";

@@ -3,7 +3,7 @@
  * they came from (and of the range's last block) and the moved checkpoint in ONE transaction, so a kill
  * at any instant leaves the data and the checkpoint consistent; inserts are idempotent besides.
  */
-import { copyHexField, createCopyLines, type Database, type Queryable } from "@platform/kernel";
+import { byteaToHex, copyHexField, createCopyLines, type Database, hexDigits, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { DepositRowsData, RangeBlock } from "../indexer/rangeReader.ts";
 import type {
@@ -31,7 +31,6 @@ export interface RangeData {
   settlements: (SettlementFact & LogPosition)[];
 }
 
-const hex = (h: string) => h.replace(/^0x/, "");
 const col = <T>(rows: T[], f: (r: T) => unknown) => rows.map(f);
 
 /**
@@ -90,7 +89,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
       [
         chainId,
         col(data.blocks, (b) => b.number.toString()),
-        col(data.blocks, (b) => hex(b.hash)),
+        col(data.blocks, (b) => hexDigits(b.hash)),
         col(data.blocks, (b) => b.timestamp),
       ],
     );
@@ -108,7 +107,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     await tx.query(
       `INSERT INTO crosschain.slow_fill_requests (relay_hash, destination_chain_id, tx_hash, block_number)
        VALUES (decode($1, 'hex'), $2, decode($3, 'hex'), $4) ON CONFLICT DO NOTHING`,
-      [hex(s.relayHash), chainId, hex(s.txHash), s.blockNumber.toString()],
+      [hexDigits(s.relayHash), chainId, hexDigits(s.txHash), s.blockNumber.toString()],
     );
   }
   for (const s of data.speedUps) {
@@ -121,12 +120,12 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
       [
         chainId,
         s.depositId.toString(),
-        hex(s.depositor),
+        hexDigits(s.depositor),
         s.updatedOutputAmount.toString(),
-        hex(s.updatedRecipient),
-        hex(s.updatedMessage),
-        hex(s.depositorSignature),
-        hex(s.txHash),
+        hexDigits(s.updatedRecipient),
+        hexDigits(s.updatedMessage),
+        hexDigits(s.depositorSignature),
+        hexDigits(s.txHash),
         s.logIndex,
         s.blockNumber.toString(),
       ],
@@ -136,7 +135,7 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
     await tx.query(
       `INSERT INTO crosschain.settlement_events (chain_id, event_name, args, tx_hash, log_index, block_number)
        VALUES ($1, $2, $3, decode($4, 'hex'), $5, $6) ON CONFLICT DO NOTHING`,
-      [chainId, s.eventName, JSON.stringify(s.args), hex(s.txHash), s.logIndex, s.blockNumber.toString()],
+      [chainId, s.eventName, JSON.stringify(s.args), hexDigits(s.txHash), s.logIndex, s.blockNumber.toString()],
     );
   }
 }
@@ -158,7 +157,7 @@ export function createIndexerStore(db: Database) {
            ON CONFLICT (chain_id) DO UPDATE SET spoke_pool = EXCLUDED.spoke_pool, genesis_hash = EXCLUDED.genesis_hash,
              next_block = EXCLUDED.next_block, start_block = EXCLUDED.start_block, integrator_next_block = NULL,
              rollbacks = crosschain.chains.rollbacks + 1, updated_at = now()`,
-          [chainId, hex(spokePool), hex(genesisHash), startBlock.toString()],
+          [chainId, hexDigits(spokePool), hexDigits(genesisHash), startBlock.toString()],
         );
       });
     },
@@ -168,7 +167,7 @@ export function createIndexerStore(db: Database) {
         "SELECT hash FROM crosschain.blocks WHERE chain_id = $1 AND number = $2",
         [chainId, n.toString()],
       );
-      return row ? `0x${row.hash.toString("hex")}` : undefined;
+      return row ? byteaToHex(row.hash) : undefined;
     },
 
     /** Stores the events of blocks `expectedNext..to` and moves the checkpoint; false if another writer moved it. */

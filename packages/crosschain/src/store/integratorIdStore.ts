@@ -3,7 +3,7 @@
  * read yet, and their ids saved together with its moved checkpoint in one transaction, refused when the
  * indexer rolled back in the meantime (the `rollbacks` counter changed).
  */
-import type { Database } from "@platform/kernel";
+import { byteaToHex, type Database, hexDigits } from "@platform/kernel";
 import type { Hex } from "viem";
 
 export interface UnreadDeposits {
@@ -15,8 +15,6 @@ export interface UnreadDeposits {
   /** The deposits' transactions, with the hash of the block the indexer stored each from. */
   transactions: { txHash: Hex; blockNumber: bigint; blockHash: Hex }[];
 }
-
-const hex = (b: Buffer) => `0x${b.toString("hex")}` as Hex;
 
 export function createIntegratorIdStore(db: Database) {
   return {
@@ -49,9 +47,9 @@ export function createIntegratorIdStore(db: Database) {
         rollbacks: chain.rollbacks,
         until,
         transactions: rows.map((r) => ({
-          txHash: hex(r.tx_hash),
+          txHash: byteaToHex(r.tx_hash),
           blockNumber: BigInt(r.block_number),
-          blockHash: hex(r.hash),
+          blockHash: byteaToHex(r.hash),
         })),
       };
     },
@@ -75,7 +73,7 @@ export function createIntegratorIdStore(db: Database) {
             `UPDATE crosschain.deposits d SET integrator_id = x.id
              FROM unnest($2::text[], $3::text[]) AS x(tx, id)
              WHERE d.origin_chain_id = $1 AND d.tx_hash = decode(x.tx, 'hex')`,
-            [chainId, found.map((i) => i.txHash.slice(2)), found.map((i) => i.integratorId)],
+            [chainId, found.map((i) => hexDigits(i.txHash)), found.map((i) => i.integratorId)],
           );
         }
         await tx.query("UPDATE crosschain.chains SET integrator_next_block = $2 WHERE chain_id = $1", [

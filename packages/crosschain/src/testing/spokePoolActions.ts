@@ -5,7 +5,6 @@
  */
 import { loadArtifact, manifestChainEndpoints, manifestToken } from "@platform/chains";
 import type { DevnetFixture } from "@platform/chains/testing";
-import type { PlatformContext } from "@platform/kernel";
 import {
   type Address,
   decodeEventLog,
@@ -18,7 +17,7 @@ import {
   zeroAddress,
 } from "viem";
 import { addressToBytes32, internalRelayHash, messageHash, type RelayData, relayHash } from "../domain/relayHash.ts";
-import { quoteServicesFor } from "../quotes/quoteServices.ts";
+import type { QuoteContext } from "../quotes/quoteContext.ts";
 
 export const spokeAbi = loadArtifact("Ethereum_SpokePool").abi;
 
@@ -216,8 +215,8 @@ export async function fillDeposit(
  * Waits until the service's quote cache holds every chain's state: the first quote after a start
  * otherwise waits at most 5 s for it and answers 503, which a loaded test machine can exceed.
  */
-export async function quotesWarm(context: PlatformContext, timeoutMs = 20_000): Promise<void> {
-  if (!(await quoteServicesFor(context).cache.ready(timeoutMs))) throw new Error("the quote cache did not warm up");
+export async function quotesWarm(quotes: QuoteContext, timeoutMs = 20_000): Promise<void> {
+  if (!(await quotes.cache.ready(timeoutMs))) throw new Error("the quote cache did not warm up");
 }
 
 /** The fixture's chains as the platform context gives them to services. */

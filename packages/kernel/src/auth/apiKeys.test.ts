@@ -16,7 +16,10 @@ afterAll(() => t.drop());
 describe("api keys", () => {
   it("creates a key that verifies for its service only, and stores only a hash", async () => {
     const created = await keys.create({ service: "wearables", name: "ci" });
-    expect(parseApiKey(created.key)).toBeDefined();
+    expect(parseApiKey(created.key)).toEqual({
+      prefix: created.prefix,
+      secret: expect.stringMatching(/^[A-Za-z0-9]{43}$/),
+    });
     expect(created.key.startsWith("wearables_")).toBe(true);
     expect((await keys.verify("wearables", created.key))?.id).toBe(created.id);
     expect(await keys.verify("crosschain", created.key)).toBeUndefined();

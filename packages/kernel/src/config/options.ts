@@ -122,6 +122,13 @@ export const options = {
       "Threads the SpokePool indexers read and decode eth_getLogs replies on (successive ranges spread over them, one eth_getLogs per thread at a time); 0 reads in the main thread, which a backfill then stalls.",
     parse: parseInt_(0, 16),
   }),
+  crosschainFinalityDepth: option({
+    env: "CROSSCHAIN_FINALITY_DEPTH",
+    default: 128,
+    description:
+      "Blocks below the stored tip that can still be reorganised; a deeper reorg re-indexes the chain's SpokePool events.",
+    parse: parseInt_(1, 100_000),
+  }),
   crosschainRoutesFile: option<string | undefined>({
     env: "CROSSCHAIN_ROUTES_FILE",
     default: undefined,

@@ -1,8 +1,11 @@
 /** Parsers for configuration values; each throws a message that completes "<ENV> ...". */
 
+/** An option with a value it cannot take; the message names the option and says why. */
 export class ConfigError extends Error {
-  override name = "ConfigError";
+  override name = "ConfigError" as const;
 }
+
+export type ConfigErrorType = ConfigError & { name: "ConfigError" };
 
 export const parseString = (raw: string): string => {
   if (raw.trim() === "") throw new ConfigError("must not be empty");

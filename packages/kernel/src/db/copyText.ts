@@ -7,12 +7,13 @@
  * @example
  * await tx.copyFrom("COPY t (id, hash) FROM STDIN", `1\t${copyHexField("0xabcd")}\n`);
  */
+import { hexDigits } from "./bytea.ts";
 
 /**
  * A `0x…` hex string as a finished COPY text field of type bytea: bytea's hex input form is `\x…`,
  * and COPY's own escaping doubles the backslash (hex itself needs no escaping).
  */
-export const copyHexField = (hex: string): string => `\\\\x${hex.startsWith("0x") ? hex.slice(2) : hex}`;
+export const copyHexField = (hex: string): string => `\\\\x${hexDigits(hex)}`;
 
 /**
  * COPY input gathered as bytes, line by line. Appending tens of thousands of lines to one JS string

@@ -4,7 +4,7 @@
  * We pick: int8 and numeric as decimal strings (exact), date as "YYYY-MM-DD", timestamps as Date,
  * bytea as Buffer, json/jsonb parsed.
  */
-export const OID = {
+const OID = {
   bool: 16,
   bytea: 17,
   int8: 20,

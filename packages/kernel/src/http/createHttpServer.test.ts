@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { Type } from "typebox";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../log/logger.ts";
 import { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./createHttpServer.ts";
 import { HttpError } from "./httpError.ts";
@@ -104,9 +104,48 @@ describe("createHttpServer", () => {
     await fetch(`${url}/x?apikey=SECRET1&chainid=1`, {
       headers: { authorization: "Bearer SECRET2", "x-service-api-key": "SECRET3" },
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // The request's line is written once the response went out: wait for it before checking.
+    await vi.waitFor(() => expect(lines.join("")).toContain('"msg":"request"'));
     const text = lines.join("");
     expect(text).toContain('"url":"/x?apikey=[REDACTED]&chainid=1"');
     expect(text).not.toMatch(/SECRET\d/);
+  });
+});
+
+describe("error answers and logs", () => {
+  it("never show the key of an RPC URL named in an error, whatever the status", async () => {
+    const { lines, logger } = captureLogs();
+    const rpc = "https://eth.example/v3/SECRETKEY?apikey=SECRET2";
+    const url = await start((a) => {
+      a.get("/upstream", async () => {
+        throw new HttpError(502, `Chain 1 did not answer at ${rpc}`, "UPSTREAM_RPC_ERROR");
+      });
+      a.get("/simulation", async () => {
+        throw new HttpError(400, `Simulating the fill failed: HTTP request failed. URL: ${rpc}`, "SIMULATION_ERROR");
+      });
+      a.get("/bug", async () => {
+        throw new Error(`fetch failed at ${rpc}`);
+      });
+    }, logger);
+    const answers = await Promise.all(
+      ["/upstream", "/simulation", "/bug"].map(async (path) => {
+        const res = await fetch(`${url}${path}`);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    expect(answers).toEqual([
+      { status: 502, body: { error: "Chain 1 did not answer at https://eth.example/…", code: "UPSTREAM_RPC_ERROR" } },
+      {
+        status: 400,
+        body: {
+          error: "Simulating the fill failed: HTTP request failed. URL: https://eth.example/…",
+          code: "SIMULATION_ERROR",
+        },
+      },
+      { status: 500, body: { error: "Internal server error", code: "INTERNAL_SERVER_ERROR" } },
+    ]);
+    const logged = lines.join("");
+    expect(logged).toContain("fetch failed at https://eth.example/…"); // the 500's cause, in the log only
+    expect(logged).not.toContain("SECRET");
   });
 });

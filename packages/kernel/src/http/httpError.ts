@@ -3,8 +3,10 @@
  * malformed JSON, oversized bodies, unknown routes). Each service's `ErrorFormatter` turns it into
  * that service's documented error body.
  */
+import { redactSecretsInText } from "../log/redact.ts";
+
 export class HttpError extends Error {
-  override name = "HttpError";
+  override name = "HttpError" as const;
   constructor(
     public readonly statusCode: number,
     message: string,
@@ -25,8 +27,20 @@ interface FastifyLikeError {
   validationContext?: string;
 }
 
-/** Maps anything thrown while handling a request to an HttpError; unknown errors become a 500. */
+export type HttpErrorType = HttpError & { name: "HttpError" };
+
+/**
+ * Maps anything thrown while handling a request to the HttpError the answer shows: unknown errors become a
+ * 500 that says nothing more, and every message is redacted (`log/redact.ts`), so that an RPC URL in a
+ * message (and the API key in it) never reaches a client, whichever status and formatter.
+ */
 export function toHttpError(error: unknown): HttpError {
+  const mapped = mapToHttpError(error);
+  const message = redactSecretsInText(mapped.message);
+  return message === mapped.message ? mapped : new HttpError(mapped.statusCode, message, mapped.code, mapped.param);
+}
+
+function mapToHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const e = error as FastifyLikeError;
   if (e?.validation?.[0]) {

@@ -1,21 +1,40 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMemoryRateCounter, createRedisRateCounter, type RateCounter } from "./rateCounter.ts";
 
-async function exercise(counter: RateCounter) {
+/** Counts in a one-second window, then expects the window forgotten once `pastWindow` has let it expire. */
+async function exercise(counter: RateCounter, pastWindow: () => Promise<void>) {
   const w = `test:${randomUUID()}`;
   expect(await counter.increment(w, 1)).toBe(1);
   expect(await counter.increment(w, 1)).toBe(2);
   expect(await counter.increment(`${w}:other`, 1)).toBe(1);
-  await new Promise((r) => setTimeout(r, 1_100));
+  await pastWindow();
   expect(await counter.increment(w, 1)).toBe(1);
   await counter.close();
 }
 
-describe("rate counters", () => {
-  it("count per window and forget expired windows (in process)", () => exercise(createMemoryRateCounter()));
+afterEach(() => {
+  vi.useRealTimers();
+});
 
+describe("rate counters", () => {
+  it("count per window and forget expired windows (in process)", async () => {
+    vi.useFakeTimers();
+    const counter = createMemoryRateCounter();
+    const w = `test:${randomUUID()}`;
+    await counter.increment(w, 1);
+    // The last millisecond of the window still counts.
+    vi.advanceTimersByTime(999);
+    expect(await counter.increment(w, 1)).toBe(2);
+    await exercise(counter, async () => {
+      vi.advanceTimersByTime(1_000);
+    });
+  });
+
+  // Redis expires the key on its own clock: this one waits for real.
   it.runIf(process.env.TEST_REDIS_URL)("count per window and forget expired windows (Redis)", () =>
-    exercise(createRedisRateCounter(process.env.TEST_REDIS_URL as string, `test:${randomUUID()}:`)),
+    exercise(createRedisRateCounter(process.env.TEST_REDIS_URL as string, `test:${randomUUID()}:`), async () => {
+      await new Promise((r) => setTimeout(r, 1_100));
+    }),
   );
 });

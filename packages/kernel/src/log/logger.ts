@@ -1,15 +1,12 @@
 /**
- * Structured logs (pino). Secrets never reach a log line: credential headers are redacted, and
- * credential query parameters (`apikey`, `api_key`, `key`, `token`, `client_secret`, `code`) are masked in URLs.
+ * Structured logs (pino). Secrets never reach a log line: credential headers and fields are redacted, and
+ * the request URL and every string of a logged error (message, stack, any property, causes) go through
+ * `redact.ts` (URLs cut to their origin, credential query parameters masked).
  */
 import pino, { type Logger } from "pino";
+import { redactSecretsDeep, redactSecretsInText } from "./redact.ts";
 
 export type { Logger };
-
-const SECRET_QUERY = /([?&](?:apikey|api_key|key|token|access_token|client_secret|code|refresh_token)=)[^&#]*/gi;
-
-/** Masks credential query parameters of a URL or path. */
-export const redactUrl = (url: string) => url.replace(SECRET_QUERY, "$1[REDACTED]");
 
 export const REDACT_PATHS = [
   "req.headers.authorization",
@@ -41,11 +38,16 @@ export function createLogger(parameters: CreateLoggerParameters = {}): Logger {
         req: (req: { method: string; url: string; id?: string; headers?: Record<string, unknown> }) => ({
           id: req.id,
           method: req.method,
-          url: redactUrl(req.url),
+          url: redactSecretsInText(req.url),
         }),
-        err: pino.stdSerializers.err,
+        err: serializeError,
       },
     },
     parameters.destination,
   );
+}
+
+/** pino's error serializer (type, message and stack with causes, own properties), every string redacted. */
+function serializeError(err: unknown): unknown {
+  return redactSecretsDeep(pino.stdSerializers.err(err as Error));
 }

@@ -1,6 +1,8 @@
 /**
  * Starts one service for an integration test: a fresh database (see `createTestDatabase`), every
- * migration applied, an API key for the service, and its HTTP server on an ephemeral port.
+ * migration applied, an API key for the service, the service created for that context, and its HTTP
+ * server on an ephemeral port. Background jobs are the test's to start (`s.instance.startJobs()`) and to
+ * stop before `close()`.
  *
  * @example
  * const s = await startTestService(wearablesService);
@@ -13,17 +15,20 @@ import type { Config } from "../config/options.ts";
 import { migrate } from "../db/migrate.ts";
 import { createTestDatabase, type TestDatabase } from "../db/testDatabase.ts";
 import { closeGracefully, type HttpServer } from "../http/createHttpServer.ts";
-import { kernelMigrations } from "../index.ts";
+import { kernelMigrations } from "../kernelMigrations.ts";
 import { createLogger } from "../log/logger.ts";
-import type { ChainEndpoint, PlatformContext, ServiceDefinition } from "../service.ts";
+import type { ChainEndpoint, PlatformContext, ServiceDefinition, ServiceInstance } from "../service.ts";
 
-export interface TestService {
+export interface TestService<I extends ServiceInstance = ServiceInstance> {
   /** Origin, e.g. `http://127.0.0.1:41234`. */
   url: string;
   apiKey: string;
   app: HttpServer;
   context: PlatformContext;
+  /** What `service.create(context)` returned, with the service's own type. */
+  instance: I;
   database: TestDatabase;
+  /** Closes the server, then the instance, then drops the database. */
   close(): Promise<void>;
 }
 
@@ -34,10 +39,10 @@ export interface StartTestServiceParameters {
   plan?: string;
 }
 
-export async function startTestService(
-  service: ServiceDefinition,
+export async function startTestService<I extends ServiceInstance>(
+  service: ServiceDefinition<I>,
   { config: overrides = {}, chains = [], plan }: StartTestServiceParameters = {},
-): Promise<TestService> {
+): Promise<TestService<I>> {
   const database = await createTestDatabase();
   await migrate(database.db, [...kernelMigrations(), ...service.migrations]);
   const config = loadConfig({ env: {}, overrides: { logLevel: "silent", apiKeyCacheTtlMs: 0, ...overrides } });
@@ -49,7 +54,8 @@ export async function startTestService(
     plan: plan ?? service.plans?.[0] ?? null,
   });
   const context: PlatformContext = { config, db: database.db, logger, apiKeys, chains };
-  const app = await service.createServer(context);
+  const instance = await service.create(context);
+  const app = await instance.createServer();
   await app.listen({ host: "127.0.0.1", port: 0 });
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
@@ -58,9 +64,11 @@ export async function startTestService(
     apiKey: key,
     app,
     context,
+    instance,
     database,
     async close() {
       await closeGracefully(app, 1_000);
+      await instance.close?.();
       await database.drop();
     },
   };

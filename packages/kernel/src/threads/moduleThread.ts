@@ -20,13 +20,19 @@ import { isMainThread, parentPort, type Transferable, Worker } from "node:worker
 
 type Answer = { id: number; value: unknown } | { id: number; error: { name: string; message: string } };
 
-/** An error thrown on the thread, as the main thread receives it (its name and message kept). */
+/**
+ * An error thrown on the thread, as the main thread receives it: its `name` is the thrown error's own
+ * (e.g. "RangeError"; "ThreadError" when the thread itself failed), so callers tell kinds apart by
+ * `instanceof ThreadError` and `name`, as they would on their own thread.
+ */
 export class ThreadError extends Error {
   constructor(name: string, message: string) {
     super(message);
     this.name = name;
   }
 }
+
+export type ThreadErrorType = ThreadError;
 
 export interface ModuleThread {
   /** Sends `message` to the module's handler; resolves with its answer, rejects with a ThreadError. */

@@ -3,15 +3,52 @@
  * with mode 0600, so only the operator who owns the data folder can use it. It exists because one
  * PGlite data folder can be open in one process only: while the platform runs, `platform keys`
  * goes through it instead of opening the database. `platform status` reads the jobs' status from it.
+ *
+ * The socket is created under a umask of 0o077, so it is never reachable by others, not even between
+ * its creation and the chmod. Requests are validated by schema: a malformed one is a 400 naming the
+ * field, never a 500.
  */
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
+import type { Server } from "node:net";
 import { join } from "node:path";
-import type { ApiKeyStore, Config } from "@platform/kernel";
-import Fastify, { type FastifyInstance } from "fastify";
-import { keyPlanFor } from "../services.ts";
+import { type ApiKeyStore, type Config, toHttpError } from "@platform/kernel";
+import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
+import { keyPlanFor, serviceNames } from "../services.ts";
 
 export const adminSocketPath = (dataDir: string) => join(dataDir, "platform.sock");
+
+/** Key names and plans are labels: bounded so a request cannot store anything large. */
+const MAX_LABEL = 100;
+const UUID = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+const schemas = () => {
+  const service = { type: "string", enum: serviceNames() };
+  return {
+    listKeys: {
+      querystring: { type: "object", properties: { service }, additionalProperties: false },
+    },
+    createKey: {
+      body: {
+        type: "object",
+        required: ["service", "name"],
+        properties: {
+          service,
+          name: { type: "string", minLength: 1, maxLength: MAX_LABEL },
+          plan: { type: ["string", "null"], maxLength: MAX_LABEL },
+        },
+        additionalProperties: false,
+      },
+    },
+    revokeKey: {
+      params: {
+        type: "object",
+        required: ["id"],
+        properties: { id: { type: "string", pattern: UUID } },
+      },
+    },
+  };
+};
 
 export async function startAdminServer(
   dataDir: string,
@@ -20,22 +57,84 @@ export async function startAdminServer(
 ): Promise<FastifyInstance> {
   const path = adminSocketPath(dataDir);
   if (existsSync(path)) unlinkSync(path); // stale: the caller checked nothing answers on it
-  const app = Fastify({ bodyLimit: 16_384 });
-  app.get("/keys", async (req) => apiKeys.list({ service: (req.query as { service?: string }).service }));
-  app.post("/keys", async (req, reply) => {
-    const { service, name, plan } = req.body as { service: string; name: string; plan?: string | null };
-    try {
-      return await apiKeys.create({ service, name, plan: keyPlanFor(service, plan) });
-    } catch (error) {
-      return reply.code(400).send({ error: (error as Error).message });
-    }
+  // Unknown body fields are refused rather than silently dropped, and a number is not a name (Fastify's
+  // defaults drop and coerce); every field here is a string, so nothing needs coercing.
+  const app = Fastify({
+    bodyLimit: 16_384,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
   });
+  const schema = schemas();
+  app.setErrorHandler((error: FastifyError, _req, reply) => {
+    const { statusCode, message } = adminError(error);
+    return reply.code(statusCode).send({ error: message });
+  });
+  // Answers without touching the database: how clients find out whether a platform runs here.
+  app.get("/health", async () => ({ ok: true }));
+  app.get<{ Querystring: { service?: string } }>("/keys", { schema: schema.listKeys }, async (req) =>
+    apiKeys.list({ service: req.query.service }),
+  );
+  app.post<{ Body: { service: string; name: string; plan?: string | null } }>(
+    "/keys",
+    { schema: schema.createKey },
+    async (req, reply) => {
+      const { service, name, plan } = req.body;
+      let checkedPlan: string | null;
+      try {
+        checkedPlan = keyPlanFor(service, plan);
+      } catch (error) {
+        return reply.code(400).send({ error: (error as Error).message });
+      }
+      return apiKeys.create({ service, name, plan: checkedPlan });
+    },
+  );
   // What each service's background jobs are doing (`platform status`).
   app.get("/status", async () => jobStatus());
-  app.delete("/keys/:id", async (req) => ({ revoked: await apiKeys.revoke((req.params as { id: string }).id) }));
-  await app.listen({ path });
+  app.delete<{ Params: { id: string } }>("/keys/:id", { schema: schema.revokeKey }, async (req) => ({
+    revoked: await apiKeys.revoke(req.params.id),
+  }));
+  await app.ready();
+  await listenPrivately(app.server, path);
   chmodSync(path, 0o600);
   return app;
+}
+
+/**
+ * `server.listen(path)` with the process umask at 0o077 while the socket file is created (the bind is
+ * synchronous within `listen`), restored right after: no other file is created meanwhile.
+ */
+function listenPrivately(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const previous = process.umask(0o077);
+    try {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    } finally {
+      process.umask(previous);
+    }
+  });
+}
+
+/** Where a validation error was found, as kernel's `toHttpError` names it. */
+const LOCATIONS: Record<string, string> = { querystring: "query", params: "path" };
+
+/** Status and message of a failed admin request: 4xx say what was wrong with it, 5xx say nothing more. */
+function adminError(error: FastifyError): { statusCode: number; message: string } {
+  const first = error.validation?.[0];
+  if (first?.keyword === "enum") {
+    const location = LOCATIONS[error.validationContext ?? ""] ?? error.validationContext;
+    const field = first.instancePath.replace(/^\//, "");
+    const allowed = (first.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+    return { statusCode: 400, message: `${location}.${field}: must be one of ${allowed.join(", ")}` };
+  }
+  if (first?.keyword === "pattern" && error.validationContext === "params") {
+    return { statusCode: 400, message: "path.id: must be an API key id (a UUID, see `platform keys list`)" };
+  }
+  const httpError = toHttpError(error);
+  if (httpError.statusCode >= 500) return { statusCode: 500, message: "internal error of the admin endpoint" };
+  return { statusCode: httpError.statusCode, message: httpError.message };
 }
 
 /**
@@ -86,5 +185,5 @@ export function callAdmin<T>(dataDir: string, method: string, path: string, body
 
 /** True when a platform process answers on the admin socket of `dataDir`. */
 export async function isPlatformRunning(dataDir: string): Promise<boolean> {
-  return (await callAdmin(dataDir, "GET", "/keys?service=__probe__")) !== undefined;
+  return (await callAdmin(dataDir, "GET", "/health")) !== undefined;
 }

@@ -21,6 +21,10 @@ export function devnetChainIds(config: Config): number[] {
   return config.devnetChains.filter((id) => config.chainRpcUrls[id] === undefined);
 }
 
+/**
+ * Starts the devnet chains of `config` (see {@link devnetChainIds}); undefined when there are none, in which
+ * case nothing of DATA_DIR's devnet (manifest, saved state) is read.
+ */
 export async function startDevnetIfNeeded(
   config: Config,
   logger: Logger,

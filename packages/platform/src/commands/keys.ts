@@ -4,7 +4,7 @@
  * platform is running.
  */
 import type { ApiKeyRecord, Config, CreatedApiKey } from "@platform/kernel";
-import { callAdmin } from "../admin/adminSocket.ts";
+import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { keyPlanFor, requireService } from "../services.ts";
 import { createTable } from "./table.ts";
@@ -17,7 +17,7 @@ interface KeyAccess {
 }
 
 async function openKeyAccess(config: Config): Promise<KeyAccess> {
-  if (!config.databaseUrl && (await callAdmin(config.dataDir, "GET", "/keys?service=__probe__")) !== undefined) {
+  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
     const admin = async <T>(method: string, path: string, body?: unknown) =>
       (await callAdmin<T>(config.dataDir, method, path, body)) as T;
     return {

@@ -4,9 +4,15 @@
  * the local admin socket. Prints the services and their base URLs, and on the first start of each
  * service a demo API key (only its hash is stored). `stop()` undoes it all in reverse order.
  */
-import { type BackgroundJob, type Config, closeGracefully, type PlatformContext } from "@platform/kernel";
+import {
+  type BackgroundJob,
+  type Config,
+  closeGracefully,
+  type PlatformContext,
+  warnOfDevelopmentDefaults,
+} from "@platform/kernel";
 import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
-import { resolveChains } from "../chainEndpoints.ts";
+import { devnetContext, resolveChains } from "../chainEndpoints.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { allServices } from "../services.ts";
 import { printBanner, type RunningService } from "./banner.ts";
@@ -25,6 +31,7 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
   }
   const platform = await openPlatform(config);
   const { logger, db, apiKeys } = platform;
+  warnOfDevelopmentDefaults(config, logger);
   const stops: (() => Promise<void>)[] = [() => db.close()];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, "stop failed"));
@@ -35,24 +42,28 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
     const devnet = await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet });
     if (devnet) stops.push(() => devnet.stop());
     const chains = resolveChains(config, devnet?.chains ?? []);
-    // On the devnet, the relayer fills with the manifest's (devnet-only) relayer account unless configured.
-    const relayerKey = config.crosschainRelayerKey ?? devnet?.devnet.manifest.accounts.relayer.privateKey;
+    // The devnet's (publicly known) relayer key goes to the context's `devnet`, never into `config`: the
+    // crosschain relayer fills with it only when CROSSCHAIN_RELAYER_KEY is not set.
     const context: PlatformContext = {
-      config: { ...config, crosschainRelayerKey: relayerKey },
+      config,
       db,
       logger,
       apiKeys,
       chains,
+      devnet: devnetContext(devnet?.devnet.manifest),
     };
 
     const running: RunningService[] = [];
     const jobs = new Map<string, BackgroundJob>();
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
-      const app = await service.createServer(context);
+      const instance = await service.create(context);
+      // Stops run in reverse order: the instance closes after its jobs and its server stopped.
+      stops.push(async () => instance.close?.());
+      const app = await instance.createServer();
       await app.listen({ host: config.host, port: service.port(config) });
       stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
-      if (service.startJobs) {
-        const job = await service.startJobs(context);
+      if (instance.startJobs) {
+        const job = await instance.startJobs();
         jobs.set(service.name, job);
         stops.push(() => job.stop());
       }

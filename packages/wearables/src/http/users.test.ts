@@ -1,4 +1,4 @@
-import { startTestService, type TestService } from "@platform/kernel";
+import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wearablesService } from "../index.ts";
 
@@ -81,6 +81,13 @@ describe("POST /users", () => {
     const res = await post({ email: "DUP@example.com" });
     expect(res.status).toBe(409);
     expect(await res.json()).toEqual({ detail: "User with this email already exists." });
+  });
+
+  it("409 on a duplicate external_user_id", async () => {
+    expect((await post({ external_user_id: "ext-dup" })).status).toBe(201);
+    const res = await post({ external_user_id: "ext-dup", email: "other@example.com" });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ detail: "User with this external_user_id already exists." });
   });
 
   it("400 on bad input, never 500", async () => {

@@ -1,8 +1,12 @@
-/** `GET /users`, `POST /users`, `GET /users/{user_id}`. */
+/**
+ * `GET /users`, `POST /users`, `GET /users/{user_id}`: each route parses the request (its TypeBox schema),
+ * calls one function of the users service, and shapes the answer; users errors become HTTP answers here.
+ */
 import { HttpError, type HttpServer } from "@platform/kernel";
-import { Type } from "typebox";
-import { offsetPage, pageOffset } from "../domain/offsetPage.ts";
-import { USER_SORT_COLUMNS, type UsersRepository } from "../store/usersRepository.ts";
+import { type Static, Type } from "typebox";
+import { UserAlreadyExistsError, UserNotFoundError } from "../domain/userErrors.ts";
+import type { UsersService } from "../services/users.ts";
+import { USER_SORT_COLUMNS, type UserRow } from "../store/usersRepository.ts";
 import { ErrorBody, Nullable } from "./schemas.ts";
 
 export const UserRead = Type.Object(
@@ -56,9 +60,21 @@ const UserList = Type.Object({
 });
 
 const errors = { 400: ErrorBody, 401: ErrorBody };
-const UNIQUE_VIOLATION = "23505";
 
-export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
+const toUserRead = (user: UserRow): Static<typeof UserRead> => ({
+  ...user,
+  created_at: user.created_at.toISOString(),
+  last_synced_at: user.last_synced_at?.toISOString() ?? null,
+});
+
+/** Rethrows a users error as its HTTP answer; anything else stays an unexpected error (500). */
+function throwAsHttpError(error: unknown): never {
+  if (error instanceof UserAlreadyExistsError) throw new HttpError(409, error.message);
+  if (error instanceof UserNotFoundError) throw new HttpError(404, error.message);
+  throw error;
+}
+
+export function registerUserRoutes(app: HttpServer, users: UsersService) {
   app.get(
     "/users",
     {
@@ -72,8 +88,8 @@ export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
     },
     async (request) => {
       const q = request.query;
-      const { rows, total } = await users.list({
-        offset: pageOffset(q.page, q.limit),
+      const page = await users.list({
+        page: q.page,
         limit: q.limit,
         sortBy: q.sort_by,
         sortOrder: q.sort_order,
@@ -81,7 +97,7 @@ export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
         email: q.email,
         externalUserId: q.external_user_id,
       });
-      return offsetPage(rows as never[], total, q.page, q.limit);
+      return { ...page, items: page.items.map(toUserRead) };
     },
   );
 
@@ -96,17 +112,8 @@ export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
       },
     },
     async (request, reply) => {
-      try {
-        const user = await users.create(request.body);
-        return reply.code(201).send(user as never);
-      } catch (error) {
-        const e = error as { code?: string; constraint?: string; message?: string };
-        if (e.code === UNIQUE_VIOLATION) {
-          const field = (e.constraint ?? e.message ?? "").includes("external_user_id") ? "external_user_id" : "email";
-          throw new HttpError(409, `User with this ${field} already exists.`);
-        }
-        throw error;
-      }
+      const user = await users.create(request.body).catch(throwAsHttpError);
+      return reply.code(201).send(toUserRead(user));
     },
   );
 
@@ -120,10 +127,6 @@ export function registerUserRoutes(app: HttpServer, users: UsersRepository) {
         response: { 200: UserRead, 404: ErrorBody, ...errors },
       },
     },
-    async (request) => {
-      const user = await users.get(request.params.user_id);
-      if (!user) throw new HttpError(404, `User with ID: ${request.params.user_id} not found.`);
-      return user as never;
-    },
+    async (request) => toUserRead(await users.get(request.params.user_id).catch(throwAsHttpError)),
   );
 }

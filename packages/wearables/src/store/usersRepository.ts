@@ -1,8 +1,10 @@
 /**
  * SQL for `wearables.users`. The sync fields of a user (last_synced_at, last_synced_provider,
  * has_active_connection) are derived from its provider connections, as Open Wearables does.
+ * Constraint violations become the domain's errors here (see `domain/userErrors.ts`).
  */
-import type { Queryable } from "@platform/kernel";
+import { constraintViolation, type Queryable } from "@platform/kernel";
+import { UserAlreadyExistsError } from "../domain/userErrors.ts";
 
 export interface UserRow {
   id: string;
@@ -101,6 +103,19 @@ export function listUsersSql(p: ListUsersParameters) {
 
 export const GET_USER_SQL = `${SELECT_USER} WHERE u.id = $1`;
 
+/** The unique indexes of `wearables.users` (migrations/0001_users.sql) and the field each one guards. */
+const UNIQUE_FIELD_BY_INDEX: Record<string, UserAlreadyExistsError["field"]> = {
+  users_email_key: "email",
+  users_external_user_id_key: "external_user_id",
+};
+
+/** `error` as a domain error when it is a known unique violation; else `error` itself. */
+function toDomainError(error: unknown): unknown {
+  const violation = constraintViolation(error);
+  const field = violation?.kind === "unique" ? UNIQUE_FIELD_BY_INDEX[violation.constraint ?? ""] : undefined;
+  return field ? new UserAlreadyExistsError(field, { cause: error }) : error;
+}
+
 export function createUsersRepository(db: Queryable) {
   return {
     async list(p: ListUsersParameters): Promise<{ rows: UserRow[]; total: number }> {
@@ -117,15 +132,20 @@ export function createUsersRepository(db: Queryable) {
       return row;
     },
 
+    /** @throws {UserAlreadyExistsError} when the email (whatever its case) or the external_user_id is taken. */
     async create(user: NewUser): Promise<UserRow> {
-      const [row] = await db.query<UserRow>(
-        `INSERT INTO wearables.users (first_name, last_name, email, external_user_id)
-         VALUES ($1, $2, $3, $4)
-         RETURNING id, created_at, first_name, last_name, email, external_user_id,
-                   NULL::timestamptz AS last_synced_at, NULL::text AS last_synced_provider,
-                   false AS has_active_connection`,
-        [user.first_name ?? null, user.last_name ?? null, user.email ?? null, user.external_user_id ?? null],
-      );
+      const [row] = await db
+        .query<UserRow>(
+          `INSERT INTO wearables.users (first_name, last_name, email, external_user_id)
+           VALUES ($1, $2, $3, $4)
+           RETURNING id, created_at, first_name, last_name, email, external_user_id,
+                     NULL::timestamptz AS last_synced_at, NULL::text AS last_synced_provider,
+                     false AS has_active_connection`,
+          [user.first_name ?? null, user.last_name ?? null, user.email ?? null, user.external_user_id ?? null],
+        )
+        .catch((error) => {
+          throw toDomainError(error);
+        });
       return row as UserRow;
     },
   };

@@ -1,12 +1,6 @@
 /** Fee model of the crosschain service: LP, relayer capital and gas fees, limits, fill time, deadlines, quotes. */
 export * from "./capitalFee.ts";
 export * from "./deadlines.ts";
-export * from "./fillTime.ts";
-export * from "./fixedPoint.ts";
-export * from "./gasFee.ts";
-export * from "./limits.ts";
-export * from "./lpFee.ts";
-export * from "./relayerFee.ts";
 export {
   amountToUsd,
   computeSuggestedFees,
@@ -21,4 +15,10 @@ export {
   type SuggestedFeesResult,
   type TokenInfo,
   ZERO_ADDRESS,
-} from "./suggestedFees.ts";
+} from "./feeQuote.ts";
+export * from "./fillTime.ts";
+export * from "./fixedPoint.ts";
+export * from "./gasFee.ts";
+export * from "./limits.ts";
+export * from "./lpFee.ts";
+export * from "./relayerFee.ts";

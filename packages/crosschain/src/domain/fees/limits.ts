@@ -1,6 +1,6 @@
 import { convertDecimals, MAX_UINT256, maxBig, maxOf, minBig, WAD } from "./fixedPoint.ts";
 import type { GasFeeDetailsJson } from "./gasFee.ts";
-import type { PoolReserves } from "./lpFee.ts";
+import type { HubPoolLiquidity } from "./lpFee.ts";
 import type { RelayerFeeDetailsJson } from "./relayerFee.ts";
 
 /**
@@ -166,7 +166,7 @@ export function buildLimitsResponse(parts: {
   limits: TransferLimits;
   relayerFeeDetails: RelayerFeeDetailsJson;
   gasFeeDetails?: GasFeeDetailsJson;
-  reserves: PoolReserves;
+  reserves: HubPoolLiquidity;
 }): LimitsResponseJson {
   return {
     ...toTransferLimitsJson(parts.limits),

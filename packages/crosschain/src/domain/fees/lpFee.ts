@@ -25,8 +25,11 @@ export interface RateModel {
 /** The rate model used when the config store has none for the token: always yields a zero LP fee. */
 export const DEFAULT_RATE_MODEL: Readonly<RateModel> = Object.freeze({ UBar: WAD / 100n, R0: 0n, R1: 0n, R2: 0n });
 
-/** HubPool reserves of an L1 token (`pooledTokens(l1Token)`), in L1 token units. */
-export interface PoolReserves {
+/**
+ * The HubPool's liquidity of an L1 token (`pooledTokens(l1Token)`), in L1 token units: what the LP fee's
+ * utilization is computed from (not to be confused with an AMM pool's reserves, quotes/prices.ts).
+ */
+export interface HubPoolLiquidity {
   liquidReserves: bigint;
   /** Can be negative on-chain (int256); negative values are treated as 0. */
   utilizedReserves: bigint;
@@ -95,7 +98,7 @@ export function resolveRateModel(
  * `(x + max(utilized,0)) * 1e18 / (liquid + max(utilized,0))`; 1e18 when the denominator is 0.
  * `relayedAmount = 0` gives the current utilization.
  */
-export function computeUtilizationPostRelay(reserves: PoolReserves, relayedAmount: bigint): bigint {
+export function computeUtilizationPostRelay(reserves: HubPoolLiquidity, relayedAmount: bigint): bigint {
   const utilized = maxBig(reserves.utilizedReserves, 0n);
   const denominator = reserves.liquidReserves + utilized;
   if (denominator === 0n) return WAD;
@@ -175,7 +178,7 @@ export interface LpFeeInput {
   inputDecimals: number;
   /** Decimals of the HubPool (L1) token; the reserves are in these units. */
   l1Decimals: number;
-  reserves: PoolReserves;
+  reserves: HubPoolLiquidity;
   /** Defaults to {@link DEFAULT_RATE_MODEL}. */
   rateModel?: RateModel;
 }

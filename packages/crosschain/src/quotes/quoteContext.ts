@@ -1,11 +1,10 @@
 /**
- * What the quote endpoints (and the relayer) share for one platform context: the SpokePool chains, the
- * enabled routes, the chain-state cache and the quote settings.
+ * What the quote endpoints and the relayer share for one crosschain service: the SpokePool chains, the enabled
+ * routes, the chain-state cache, the fill times observed from our own fills, and the quote settings.
  *
- * One instance per `PlatformContext`, kept in a module-level WeakMap: `createServer` (routes) and `startJobs`
- * (refresh loop) both call `quoteServicesFor(context)` and get the same cache; the instance goes away with the
- * context. The first call builds it, so its options apply once; by default they come from
- * `quoteOptionsFromConfig()` (`CROSSCHAIN_ROUTES_FILE`).
+ * `createCrosschain` (../index.ts) creates it once and hands it to the routes, the refresh loop
+ * (`startQuoteRefresh`) and the relayer; it is closed with the service. Its options come from the
+ * configuration by default (`quoteOptionsFromConfig`: CROSSCHAIN_ROUTES_FILE).
  */
 import type { BackgroundJob, PlatformContext } from "@platform/kernel";
 import type { Address } from "viem";
@@ -14,6 +13,7 @@ import { type SpokeChain, spokeChains } from "../deployments.ts";
 import { type CapitalCostConfigTable, DEFAULT_CAPITAL_COST_CONFIGS } from "../domain/fees/capitalFee.ts";
 import { DEFAULT_FILL_DEADLINE_BUFFER_SEC, DEFAULT_QUOTE_TIMESTAMP_MAX_AGE_SEC } from "../domain/fees/deadlines.ts";
 import type { FillTimeConfig } from "../domain/fees/fillTime.ts";
+import { relayerKeyOf } from "../relayer/relayerKey.ts";
 import { type ChainStateCache, type ChainStateCacheOptions, createChainStateCache } from "./chainStateCache.ts";
 import { type EnabledRoutes, loadEnabledRoutes } from "./enabledRoutes.ts";
 import { createObservedFillTimes, type ObservedFillTimes } from "./observedFillTimes.ts";
@@ -48,11 +48,11 @@ export interface QuoteOptions
   routesFile?: string;
   /** USD prices by symbol, beating pool prices (`{"ETH":"3000"}`). */
   usdPrices?: Readonly<Record<string, string | number>>;
-  /** Relayer address; default: the address of `config.crosschainRelayerKey`. */
+  /** Relayer address; default: the address of the relayer's key (`relayerKeyOf`). */
   relayerAddress?: Address;
 }
 
-export interface QuoteServices {
+export interface QuoteContext {
   chains: readonly SpokeChain[];
   routes: EnabledRoutes;
   cache: ChainStateCache;
@@ -60,6 +60,8 @@ export interface QuoteServices {
   relayerAddress: Address | undefined;
   /** p75 fill times of our own fills, used when `settings.fillTime` is not given. */
   observedFillTimes: ObservedFillTimes;
+  /** Stops every refresh, the loop's and any on-demand one; after the server and the jobs stopped. */
+  close(): Promise<void>;
 }
 
 /** Options from the platform configuration (CROSSCHAIN_ROUTES_FILE). */
@@ -76,11 +78,14 @@ function relayerFromKey(key: string | undefined): Address | undefined {
   }
 }
 
-/** Build the quote services of a context (prefer {@link quoteServicesFor}, which shares them). */
-export function createQuoteServices(context: PlatformContext, options: QuoteOptions = {}): QuoteServices {
+/** Builds the quote context of a crosschain service (nothing runs until `startQuoteRefresh` or a request). */
+export function createQuoteContext(
+  context: PlatformContext,
+  options: QuoteOptions = quoteOptionsFromConfig(context.config),
+): QuoteContext {
   const chains = spokeChains(context.chains);
   const routes = loadEnabledRoutes(chains, { routesFile: options.routesFile });
-  const relayerAddress = options.relayerAddress ?? relayerFromKey(context.config.crosschainRelayerKey);
+  const relayerAddress = options.relayerAddress ?? relayerFromKey(relayerKeyOf(context));
   if (options.minDepositUsd !== undefined && options.minDepositUsd < 0n) throw new RangeError("minDepositUsd < 0");
   if (options.usdPrices) for (const v of Object.values(options.usdPrices)) parseUsdPrice(v);
   const logger = context.logger.child({ service: "crosschain", component: "chain-state" });
@@ -96,12 +101,17 @@ export function createQuoteServices(context: PlatformContext, options: QuoteOpti
     stablecoins: options.stablecoins,
     logger,
   });
+  const observedFillTimes = createObservedFillTimes(context.db, chains, logger);
   return {
     chains,
     routes,
     cache,
     relayerAddress,
-    observedFillTimes: createObservedFillTimes(context.db, chains, logger),
+    observedFillTimes,
+    async close() {
+      observedFillTimes.stop();
+      await cache.stop();
+    },
     settings: {
       capitalCostConfigs: options.capitalCostConfigs ?? DEFAULT_CAPITAL_COST_CONFIGS,
       limitsBufferMultiplier: options.limitsBufferMultiplier,
@@ -115,24 +125,8 @@ export function createQuoteServices(context: PlatformContext, options: QuoteOpti
   };
 }
 
-const servicesByContext = new WeakMap<PlatformContext, QuoteServices>();
-
-/** The quote services of `context`, created on first use (with `options`) and shared afterwards. */
-export function quoteServicesFor(
-  context: PlatformContext,
-  options: QuoteOptions = quoteOptionsFromConfig(context.config),
-): QuoteServices {
-  let services = servicesByContext.get(context);
-  if (!services) {
-    services = createQuoteServices(context, options);
-    servicesByContext.set(context, services);
-  }
-  return services;
-}
-
-/** The background part: keeps the chain-state cache of `context` refreshed until `stop()`. */
-export function startQuoteJobs(context: PlatformContext): BackgroundJob {
-  const { cache, observedFillTimes } = quoteServicesFor(context);
+/** Keeps the chain-state cache and the observed fill times of `quotes` refreshed until `stop()`. */
+export function startQuoteRefresh({ cache, observedFillTimes }: QuoteContext): BackgroundJob {
   cache.start();
   observedFillTimes.start();
   return {

@@ -12,7 +12,7 @@ import {
   toTransferLimitsJson,
   usdToTokenAmount,
 } from "./limits.ts";
-import { computeLpFee, type LpFeeResult, type PoolReserves, type RateModel } from "./lpFee.ts";
+import { computeLpFee, type HubPoolLiquidity, type LpFeeResult, type RateModel } from "./lpFee.ts";
 import { computeRelayerFeeDetails, type RelayerFeeDetails } from "./relayerFee.ts";
 
 export { convertDecimals } from "./fixedPoint.ts";
@@ -54,7 +54,7 @@ export interface SuggestedFeesInput {
   skipAmountLimit?: boolean;
 
   /** HubPool reserves (L1 token units) at the quote block. */
-  reserves: PoolReserves;
+  reserves: HubPoolLiquidity;
   /** Decimals of the HubPool token; default the input token's. */
   l1TokenDecimals?: number;
   /** Resolved rate model (route override applied); default: zero-fee model. */

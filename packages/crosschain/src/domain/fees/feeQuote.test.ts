@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_CAPITAL_COST_CONFIGS } from "./capitalFee.ts";
-import { WAD } from "./fixedPoint.ts";
 import {
   amountToUsd,
   computeSuggestedFees,
@@ -8,7 +7,8 @@ import {
   resolveExclusivity,
   type SuggestedFeesInput,
   ZERO_ADDRESS,
-} from "./suggestedFees.ts";
+} from "./feeQuote.ts";
+import { WAD } from "./fixedPoint.ts";
 
 const WETH_1 = { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", symbol: "ETH", decimals: 18, chainId: 1 };
 const WETH_10 = { address: "0x4200000000000000000000000000000000000006", symbol: "ETH", decimals: 18, chainId: 10 };

@@ -1,0 +1,56 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger } from "../log/logger.ts";
+import { developmentDefaults, warnOfDevelopmentDefaults } from "./developmentDefaults.ts";
+import { loadConfig } from "./loadConfig.ts";
+
+describe("developmentDefaults", () => {
+  it("names each unsafe default in effect with what to set in production", () => {
+    const found = developmentDefaults(loadConfig({ env: {} }));
+    expect(found.map((d) => d.option)).toEqual(["DEVNET", "CROSSCHAIN_RELAYER_KEY", "DATABASE_URL"]);
+    for (const d of found) {
+      expect(d.risk).toContain(d.option);
+      expect(d.production).toContain(d.option === "CROSSCHAIN_RELAYER_KEY" ? "CROSSCHAIN_RELAYER" : d.option);
+    }
+  });
+
+  it("is empty for a production configuration", () => {
+    const production = {
+      DEVNET: "false",
+      DATABASE_URL: "postgres://app@db.internal:5432/platform",
+      CROSSCHAIN_RELAYER_KEY: `0x${"11".repeat(32)}`,
+    };
+    expect(developmentDefaults(loadConfig({ env: production }))).toEqual([]);
+  });
+
+  it("warns of the devnet relayer key only when the crosschain relayer runs on the devnet without a key", () => {
+    const keyWarning = (env: Record<string, string>) =>
+      developmentDefaults(loadConfig({ env })).some((d) => d.option === "CROSSCHAIN_RELAYER_KEY");
+    expect(keyWarning({})).toBe(true);
+    expect(keyWarning({ DEVNET: "false" })).toBe(false);
+    expect(keyWarning({ CROSSCHAIN_RELAYER: "false" })).toBe(false);
+    expect(keyWarning({ SERVICES: "wearables" })).toBe(false);
+    expect(keyWarning({ CROSSCHAIN_RELAYER_KEY: `0x${"11".repeat(32)}` })).toBe(false);
+  });
+});
+
+describe("warnOfDevelopmentDefaults", () => {
+  it("logs one structured warn line per default in effect", () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    warnOfDevelopmentDefaults(loadConfig({ env: { DEVNET: "false" } }), createLogger({ destination }));
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        level: 40,
+        option: "DATABASE_URL",
+        production: "DATABASE_URL=postgres://… (a PostgreSQL server)",
+        msg: expect.stringMatching(/^development default in effect: DATABASE_URL is unset/),
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,6 @@
+/**
+ * Test helpers of the kernel (`@platform/kernel/testing`): kept out of the main entry so that production
+ * code never loads them.
+ */
+export { createTestDatabase, type TestDatabase } from "../db/testDatabase.ts";
+export { type StartTestServiceParameters, startTestService, type TestService } from "./startTestService.ts";
