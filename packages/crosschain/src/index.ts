@@ -15,7 +15,6 @@ import {
   type ServiceInstance,
   toJobStatus,
 } from "@platform/kernel";
-import { spokeChains } from "./deployments.ts";
 import { registerAvailableRoutesRoute } from "./http/availableRoutes.ts";
 import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerChainsRoute } from "./http/chains.ts";
@@ -52,6 +51,11 @@ export interface Crosschain extends ServiceInstance {
  */
 export async function createCrosschain(context: PlatformContext): Promise<Crosschain> {
   const quotes = createQuoteContext(context);
+  // An endpoint without contract addresses (CHAIN_RPC_URLS names only a URL) cannot be served: say so once.
+  const served = new Set(quotes.chains.map((c) => c.chainId));
+  for (const { chainId } of context.chains.filter((c) => !served.has(c.chainId))) {
+    context.logger.warn({ service: "crosschain", chainId }, "crosschain leaves out a chain with no SpokePool address");
+  }
   const services: CrosschainServices = {
     deposits: createDepositsService(createDepositsRepository(context.db)),
     suggestedFees: createSuggestedFeesService(quotes),
@@ -125,7 +129,7 @@ function startCrosschainJobs(
   o: CrosschainJobsOptions = {},
 ): CrosschainJobs {
   const { config, db, logger } = context;
-  const chains = spokeChains(context.chains);
+  const { chains } = quotes;
   // New deposits wake the relayer at once instead of at its next poll.
   let wakeRelayer = () => {};
   const indexers =

@@ -33,7 +33,7 @@ let shared: ReaderThreadPool;
 beforeAll(async () => {
   f = await startDevnetFixture({ chainIds: [A, B] });
   for (let i = 0; i < 3; i++) {
-    const deposit = await makeDeposit(f, {
+    await makeDeposit(f, {
       origin: A,
       destination: B,
       inputAmount: parseUnits("2", 6),
@@ -52,7 +52,6 @@ beforeAll(async () => {
       });
       await fillDeposit(f, back);
     }
-    expect(deposit.depositId).toBeDefined();
   }
   // A node that answers everything but refuses eth_getLogs, as providers do for large ranges.
   const upstream = f.chain(A).rpcUrl;
@@ -64,6 +63,11 @@ beforeAll(async () => {
     req.on("end", async () => {
       const parsed = JSON.parse(body) as { id: number; method?: string };
       res.setHeader("content-type", "application/json");
+      if (!Array.isArray(parsed) && parsed.method === "eth_getLogs" && req.url === "/down") {
+        res.statusCode = 503; // a node that is down, not one refusing the range
+        res.end("{}");
+        return;
+      }
       if (!Array.isArray(parsed) && parsed.method === "eth_getLogs") {
         const error = { code: -32005, message: "query returned more than 10000 results" };
         res.end(JSON.stringify({ jsonrpc: "2.0", id: parsed.id, error }));
@@ -159,5 +163,14 @@ it("a node refusing the log range rejects with LogsRefusedError, on the thread a
     const refused = reader.read(0n, 10n);
     await expect(refused).rejects.toBeInstanceOf(LogsRefusedError);
     await expect(refused).rejects.toThrow("more than 10000 results");
+  }
+});
+
+it("a node that is down is not taken for one refusing the range: the range is not halved", async () => {
+  const { local, threaded } = readersOn(`${refusingUrl}/down`);
+  for (const reader of [local, threaded]) {
+    const failed = reader.read(0n, 10n);
+    await expect(failed).rejects.toThrow("HTTP 503");
+    await expect(failed).rejects.not.toBeInstanceOf(LogsRefusedError);
   }
 });

@@ -13,7 +13,15 @@
  * const reader = createRangeReader({ chainId: 8453, addresses: [spokePool], fetcher });
  * const range = await reader.read(100n, 132n); // range.deposits.bytes: COPY lines of crosschain.deposits
  */
-import { type BlockFetcher, type BlockHeader, LOG_FIELD, type LogFilter, type LogsView } from "@platform/chains";
+import {
+  type BlockFetcher,
+  type BlockHeader,
+  LOG_FIELD,
+  type LogFilter,
+  type LogsView,
+  RpcRequestError,
+  RpcResponseError,
+} from "@platform/chains";
 import type { Hex, Log } from "viem";
 import { createDepositRows, DEPOSIT_COLUMNS, isFundsDeposited } from "./depositRows.ts";
 import {
@@ -111,11 +119,18 @@ async function fetchRange(p: RangeReaderParameters, from: bigint, to: bigint) {
   try {
     logs = await p.fetcher.getLogs(spokeLogFilter(p.addresses, from, to));
   } catch (error) {
-    // Providers refuse large ranges or result sets in many wordings: the indexer halves and retries.
-    throw new LogsRefusedError((error as Error).message);
+    // Providers refuse large ranges or result sets in many wordings, as a JSON-RPC error or an HTTP 400/413:
+    // the indexer halves the range and retries. A node that is down or slow is not refusing: that error goes
+    // to the loop, which retries the same range with backoff.
+    if (isRangeRefusal(error)) throw new LogsRefusedError((error as Error).message);
+    throw error;
   }
   return { bounds, logs };
 }
+
+const isRangeRefusal = (error: unknown) =>
+  error instanceof RpcResponseError ||
+  (error instanceof RpcRequestError && (error.status === 400 || error.status === 413));
 
 async function decodeRange(
   chainId: number,

@@ -3,7 +3,7 @@
  * leaves nothing behind and a restart indexes every deposit exactly once; an RPC that refuses large
  * log ranges is met by halving the range; a reset chain (new genesis) is indexed from scratch.
  */
-import { createBlockFetcher, type LogFilter, type LogsView, scanLogsReply } from "@platform/chains";
+import { createBlockFetcher, type LogFilter, type LogsView, RpcResponseError, scanLogsReply } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
@@ -118,7 +118,15 @@ it("halves the log range when the RPC refuses it", async () => {
       const { fromBlock, toBlock } = params[0] as { fromBlock: string; toBlock: string };
       const size = Number(toBlock) - Number(fromBlock) + 1;
       ranges.push(size);
-      if (size > 4) throw new Error("query exceeds max block range 4");
+      // What a provider's refusal reaches the reader as: a JSON-RPC error answer.
+      if (size > 4) {
+        throw new RpcResponseError({
+          url: chainA().rpcUrl,
+          method,
+          code: -32600,
+          details: "query exceeds max block range 4",
+        });
+      }
     });
     await untilCaughtUp(i);
     expect(ranges[0]).toBe(Math.min(64, ranges[0] as number));

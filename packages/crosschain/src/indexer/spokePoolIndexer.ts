@@ -168,7 +168,7 @@ export function startSpokePoolIndexers(p: {
   config: Config;
   db: Database;
   logger: Logger;
-  chains: SpokeChain[];
+  chains: readonly SpokeChain[];
   onStored?: () => void;
 }) {
   const controller = new AbortController();

@@ -29,7 +29,7 @@ export type { RelayerTuning } from "./workerEnv.ts";
 
 export interface StartRelayerParameters {
   db: Database;
-  chains: SpokeChain[];
+  chains: readonly SpokeChain[];
   privateKey: `0x${string}`;
   logger: Logger;
   /** How often to look for pending deposits (e.g. 200). */

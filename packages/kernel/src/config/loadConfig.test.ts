@@ -19,8 +19,12 @@ describe("loadConfig", () => {
   });
 
   it("parses chain RPC URLs", () => {
-    const config = loadConfig({ env: { CHAIN_RPC_URLS: "1=https://eth.example/rpc, 8453=wss://base.example" } });
-    expect(config.chainRpcUrls).toEqual({ 1: "https://eth.example/rpc", 8453: "wss://base.example" });
+    const config = loadConfig({ env: { CHAIN_RPC_URLS: "1=https://eth.example/rpc, 8453=http://base.example" } });
+    expect(config.chainRpcUrls).toEqual({ 1: "https://eth.example/rpc", 8453: "http://base.example" });
+    // The indexers speak JSON-RPC over HTTP only: a WebSocket URL is refused here rather than in every indexer.
+    expect(() => loadConfig({ env: { CHAIN_RPC_URLS: "8453=wss://base.example" } })).toThrow(
+      /CHAIN_RPC_URLS must be a URL with scheme/,
+    );
     expect(() => loadConfig({ env: { CHAIN_RPC_URLS: "x=https://a" } })).toThrow(
       /CHAIN_RPC_URLS entry "x=https:\/\/a"/,
     );

@@ -98,7 +98,8 @@ export const options = {
   chainRpcUrls: option<Record<number, string>>({
     env: "CHAIN_RPC_URLS",
     default: {},
-    description: "External JSON-RPC per chain, `1=https://…,8453=wss://…`; such chains are not run on the devnet.",
+    description:
+      "External JSON-RPC (http or https) per chain, `1=https://…,8453=https://…`; such chains are not run on the devnet. They carry no contract addresses: chainstats indexes them, crosschain (which needs a SpokePool) leaves them out and says so at start.",
     parse: parseChainRpcUrls,
     secret: true,
   }),

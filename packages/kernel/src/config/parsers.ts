@@ -71,7 +71,9 @@ export const parseChainRpcUrls = (raw: string): Record<number, string> => {
     const id = Number(entry.slice(0, eq));
     if (eq < 1 || !Number.isSafeInteger(id) || id < 1)
       throw new ConfigError(`entry "${entry}" must read <chainId>=<url>`);
-    out[id] = parseUrl(["http:", "https:", "ws:", "wss:"])(entry.slice(eq + 1));
+    // HTTP only: the indexers batch JSON-RPC over HTTP (chains' rpcTransport), so a ws(s):// URL would pass
+    // here and then fail in every indexer.
+    out[id] = parseUrl(["http:", "https:"])(entry.slice(eq + 1));
   }
   return out;
 };
