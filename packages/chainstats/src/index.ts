@@ -20,6 +20,7 @@ import {
 import { PLAN_NAMES } from "./domain/plans.ts";
 import { registerChainList } from "./http/chainlist.ts";
 import { formatError } from "./http/envelope.ts";
+import { openapiTags } from "./http/openapiTags.ts";
 import { registerStatsApi } from "./http/statsApi.ts";
 import { type ChainIndexer, createChainIndexer } from "./jobs/blockIndexer.ts";
 import { type BlocksRepository, createBlocksRepository } from "./store/blocksRepository.ts";
@@ -65,6 +66,7 @@ async function createServer(
       version: "2.0.0",
       description:
         "Daily statistics of EVM chains from our own block indexer; compatible with Etherscan API V2 `module=stats`.",
+      tags: openapiTags,
       securitySchemes: { apikey: { type: "apiKey", in: "query", name: "apikey" } },
       security: [{ apikey: [] }],
     },

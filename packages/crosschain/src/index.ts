@@ -20,6 +20,7 @@ import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerChainsRoute } from "./http/chains.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
+import { openapiTags } from "./http/openapiTags.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
@@ -90,6 +91,7 @@ async function createServer(
         "Quotes, deposit tracking and relaying across EVM chains; compatible with the Across API and SpokePool contracts.",
       securitySchemes: bearerSecurityScheme,
       security: [{ bearerAuth: [] }],
+      tags: openapiTags,
     },
   });
   const requireBearer = createBearerAuth(apiKeys);

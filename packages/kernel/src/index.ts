@@ -30,13 +30,18 @@ export {
 } from "./limits/rateCounter.ts";
 export { createLogger, type Logger } from "./log/logger.ts";
 export { redactSecretsDeep, redactSecretsInText, redactUrl } from "./log/redact.ts";
-export type {
-  BackgroundJob,
-  ChainEndpoint,
-  JobStatus,
-  PlatformContext,
-  ServiceDefinition,
-  ServiceInstance,
+export {
+  type BackgroundJob,
+  type ChainEndpoint,
+  type DemoCredentials,
+  type JobStatus,
+  type OperatorCommand,
+  OperatorInputError,
+  type OperatorInputErrorType,
+  type PlatformContext,
+  type ServiceDefinition,
+  type ServiceHost,
+  type ServiceInstance,
 } from "./service.ts";
 export {
   type ModuleThread,

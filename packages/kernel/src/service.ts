@@ -59,6 +59,14 @@ export interface ServiceDefinition<I extends ServiceInstance = ServiceInstance> 
   port(config: Config): number;
   /** Path of the API under the server's origin, e.g. `/api/v1`. */
   basePath: string;
+  /**
+   * Further HTTP hosts of the service, each its own server on its own port (the brokerage serves its
+   * authorization pages, its live API and its paper API on three origins, as the anchor does). The main host
+   * is `port`/`basePath`; `createServer(host.name)` builds another.
+   */
+  hosts?: readonly ServiceHost[];
+  /** Whether the platform's API keys authenticate this service (a demo key is made for it); default true. */
+  usesApiKeys?: boolean;
   /** Plans an API key of this service can carry (`platform keys create --plan`); first = default. */
   plans?: readonly string[];
   /** Plan of the demo key created on first start. */
@@ -72,10 +80,48 @@ export interface ServiceDefinition<I extends ServiceInstance = ServiceInstance> 
  * and closes the server first, then calls `close()`.
  */
 export interface ServiceInstance {
-  /** Builds the HTTP server (not listening yet); what only the server uses is created and released with it. */
-  createServer(): Promise<HttpServer>;
+  /**
+   * Builds the HTTP server of the main host, or of the named one of `ServiceDefinition.hosts` (not listening
+   * yet); what only the server uses is created and released with it.
+   */
+  createServer(host?: string): Promise<HttpServer>;
   /** Starts the service's background work (optional). */
   startJobs?(): Promise<BackgroundJob>;
   /** Releases what `create()` made, after the server and the jobs stopped (optional). */
   close?(): Promise<void>;
+  /**
+   * Creates the service's demo data once in the life of the database (e.g. a demo user and OAuth client) and
+   * returns what to print on that first start; undefined when it exists already.
+   */
+  seedDemo?(): Promise<DemoCredentials | undefined>;
+  /**
+   * What operators run on the service (`platform <service> …`): named commands taking JSON arguments and
+   * answering JSON. The running platform serves them on its admin socket (one owner per PGlite folder);
+   * without a running platform the CLI creates the service and calls them itself. Each validates its input.
+   */
+  operatorCommands?: Readonly<Record<string, OperatorCommand>>;
+}
+
+/** One operator command: JSON in, JSON out; bad input is an `OperatorInputError`. */
+export type OperatorCommand = (args: Record<string, unknown>) => Promise<unknown>;
+
+/** An operator command's input was refused; its message is shown to the operator as it is. */
+export class OperatorInputError extends Error {
+  override name = "OperatorInputError" as const;
+}
+export type OperatorInputErrorType = OperatorInputError & { name: "OperatorInputError" };
+
+/** Demo credentials to print on a first start: label → value (e.g. "password" → "…"). */
+export interface DemoCredentials {
+  title: string;
+  lines: readonly (readonly [label: string, value: string])[];
+}
+
+/** Another HTTP host of a service (see `ServiceDefinition.hosts`). */
+export interface ServiceHost {
+  /** Passed to `createServer(name)`, e.g. `"auth"`, `"paper"`. */
+  name: string;
+  title: string;
+  port(config: Config): number;
+  basePath: string;
 }

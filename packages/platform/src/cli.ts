@@ -4,7 +4,15 @@
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
 import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
-import { Command } from "commander";
+import { Command, InvalidArgumentError } from "commander";
+import {
+  createBrokerageClient,
+  createBrokerageKeyPair,
+  createBrokerageUser,
+  listBrokerageClients,
+  listBrokerageUsers,
+  revokeBrokerageClient,
+} from "./commands/brokerage.ts";
 import { chainstatsBackfill } from "./commands/chainstats.ts";
 import { configCommand } from "./commands/config.ts";
 import { devnetCommand } from "./commands/devnet.ts";
@@ -30,6 +38,12 @@ const run =
       process.exit(1);
     }
   };
+
+/** Commander parser of a positive integer option (`--paper-accounts 2`). */
+function positiveInteger(value: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new InvalidArgumentError("must be a positive integer");
+  return Number(value);
+}
 
 const program = new Command("platform").description("Run and operate the platform's services").showHelpAfterError();
 
@@ -118,6 +132,55 @@ chainstats
   .option("--from <block>", "re-index the chain from this block")
   .option("--exit-when-synced", "exit once the head is reached instead of following it")
   .action(run((o: { chain: string; from?: string; exitWhenSynced?: boolean }) => chainstatsBackfill(config(), o)));
+
+const brokerage = program.command("brokerage").description("brokerage end users, OAuth clients and key pairs");
+const brokerageUsers = brokerage.command("users").description("end users and their live and paper accounts");
+brokerageUsers
+  .command("create")
+  .description("create a user with one live account and N paper accounts")
+  .requiredOption("--email <email>", "the user's email (login)")
+  .requiredOption("--password <password>", "the user's password (8 to 256 characters); - reads it from stdin")
+  .option("--paper-accounts <n>", "number of paper accounts (1 to 10)", positiveInteger, 1)
+  .option("--json", "print the user and its accounts as JSON")
+  .action(
+    run((o: { email: string; password: string; paperAccounts?: number; json?: boolean }) =>
+      createBrokerageUser(config(), o),
+    ),
+  );
+brokerageUsers
+  .command("list")
+  .description("list users with their accounts")
+  .option("--json", "print JSON")
+  .action(run((o: { json?: boolean }) => listBrokerageUsers(config(), o)));
+const brokerageClients = brokerage.command("clients").description("OAuth clients (third-party applications)");
+brokerageClients
+  .command("create")
+  .description("register an application (its client_secret is printed once)")
+  .requiredOption("--name <app>", "application name, shown on the consent page")
+  .requiredOption(
+    "--redirect-uri <uri>",
+    "a redirect URI, matched exactly (repeat for several)",
+    (uri: string, previous: string[] = []) => [...previous, uri],
+  )
+  .option("--json", 'print {"client_id","client_secret","name","redirect_uris"} as JSON')
+  .action(run((o: { name: string; redirectUri: string[]; json?: boolean }) => createBrokerageClient(config(), o)));
+brokerageClients
+  .command("list")
+  .description("list applications (without secrets)")
+  .option("--json", "print JSON")
+  .action(run((o: { json?: boolean }) => listBrokerageClients(config(), o)));
+brokerageClients
+  .command("revoke <client_id>")
+  .description("revoke an application and every access token issued to it")
+  .action(run((clientId: string) => revokeBrokerageClient(config(), clientId)));
+brokerage
+  .command("keys")
+  .description("API key pairs (APCA-API-KEY-ID / APCA-API-SECRET-KEY)")
+  .command("create")
+  .description("create a key pair for one account (its secret is printed once)")
+  .requiredOption("--account <account>", "account id or account number")
+  .option("--json", 'print {"key_id","secret_key","account_id","account_number","env"} as JSON')
+  .action(run((o: { account: string; json?: boolean }) => createBrokerageKeyPair(config(), o)));
 
 program
   .command("migrate")

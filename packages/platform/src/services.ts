@@ -1,10 +1,11 @@
 /** Every service the platform can run, by name. A new service package is added here. */
+import { brokerageService } from "@platform/brokerage";
 import { chainstatsService } from "@platform/chainstats";
 import { crosschainService } from "@platform/crosschain";
 import type { ServiceDefinition } from "@platform/kernel";
 import { wearablesService } from "@platform/wearables";
 
-export const allServices: ServiceDefinition[] = [wearablesService, crosschainService, chainstatsService];
+export const allServices: ServiceDefinition[] = [wearablesService, crosschainService, brokerageService, chainstatsService];
 
 export const serviceNames = () => allServices.map((s) => s.name);
 

@@ -12,6 +12,7 @@ import {
 } from "@platform/kernel";
 import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
 import { formatError } from "./http/errorFormat.ts";
+import { openapiTags } from "./http/openapiTags.ts";
 import { registerUserRoutes } from "./http/users.ts";
 import { createUsersService, type UsersService } from "./services/users.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
@@ -36,6 +37,7 @@ async function createServer(
       title: "Wearable Health Data API",
       version: "1.0.0",
       description: "Users, provider connections and health data from wearables; compatible with Open Wearables.",
+      tags: openapiTags,
       securitySchemes: apiKeySecuritySchemes,
       security: [{ ServiceApiKey: [] }, { OpenWearablesApiKey: [] }],
     },

@@ -6,6 +6,7 @@ import { parseUtcDate } from "../domain/dates.ts";
 import { planOf } from "../domain/plans.ts";
 import type { BlocksRepository } from "../store/blocksRepository.ts";
 import { ERRORS, noRecords, notOk } from "./envelope.ts";
+import { statsTag } from "./openapiTags.ts";
 
 const MAX_RANGE_DAYS = 36_600;
 
@@ -21,14 +22,29 @@ const Query = Type.Object({
   sort: Type.Optional(Type.String({ description: "`asc` (oldest first, default) or `desc`." })),
 });
 
-const Envelope = Type.Object({
-  status: Type.String(),
-  message: Type.String(),
-  result: Type.Union([
-    Type.String(),
-    Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]))),
-  ]),
-});
+const Envelope = Type.Object(
+  {
+    status: Type.String(),
+    message: Type.String(),
+    result: Type.Union([
+      Type.String(),
+      Type.Array(Type.Record(Type.String(), Type.Union([Type.String(), Type.Number()]))),
+    ]),
+  },
+  {
+    examples: [
+      {
+        status: "1",
+        message: "OK",
+        result: [
+          { UTCDate: "2026-01-01", unixTimeStamp: "1767225600", transactionCount: 1_204_312 },
+          { UTCDate: "2026-01-02", unixTimeStamp: "1767312000", transactionCount: 1_187_950 },
+        ],
+      },
+      { status: "0", message: "NOTOK", result: ERRORS.invalidKey },
+    ],
+  },
+);
 
 export interface StatsApiDependencies {
   apiKeys: ApiKeyStore;
@@ -57,7 +73,8 @@ export function registerStatsApi(app: HttpServer, deps: StatsApiDependencies) {
     "/v2/api",
     {
       schema: {
-        tags: ["Stats"],
+        operationId: "getStats",
+        tags: [statsTag.name],
         summary: "Daily chain statistics (Etherscan API V2 module=stats)",
         description:
           'Errors are HTTP 200 with `status: "0"`, `message: "NOTOK"` and the error text in `result`. ' +

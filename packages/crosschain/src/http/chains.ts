@@ -15,7 +15,8 @@ import { Type } from "typebox";
 import type { SpokeChain } from "../deployments.ts";
 import type { RouteRecord } from "../quotes/enabledRoutes.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
-import { ErrorBody } from "./schemas.ts";
+import { quotesTag } from "./openapiTags.ts";
+import { InvalidParamBody, UnauthorizedBody } from "./schemas.ts";
 
 export const ChainsQuery = Type.Object({
   chainId: Type.Optional(
@@ -158,18 +159,44 @@ export function listChains(
     }));
 }
 
+/** Optimism with its SpokePool and the WETH of its routes (an RPC URL that may carry a key is not shown). */
+const WETH_ON_OPTIMISM = {
+  chainId: 10,
+  address: "0x4200000000000000000000000000000000000006",
+  symbol: "WETH",
+  name: "Wrapped Ether",
+  decimals: 18,
+  logoUrl: "",
+};
+const CHAIN_EXAMPLE = {
+  chainId: 10,
+  name: "Optimism",
+  publicRpcUrl: "",
+  explorerUrl: "",
+  logoUrl: "",
+  spokePool: "0x6f26Bf09B1C792e3228e5467807a900A503c0281",
+  spokePoolBlock: 0,
+  inputTokens: [WETH_ON_OPTIMISM],
+  outputTokens: [WETH_ON_OPTIMISM],
+};
+
 export function registerChainsRoute(app: HttpServer, quotes: QuoteContext) {
   app.get(
     "/chains",
     {
       schema: {
-        tags: ["Quotes"],
+        operationId: "getChains",
+        tags: [quotesTag.name],
         summary: "Served chains and their SpokePools",
         description:
           "The chains with a SpokePool on this service, with the tokens of their enabled routes. The Across app-sdk " +
           "reads `spokePool` from here (`GET /chains?chainId=…`).",
         querystring: ChainsQuery,
-        response: { 200: Type.Array(ChainRecord), 400: ErrorBody, 401: ErrorBody },
+        response: {
+          200: Type.Array(ChainRecord, { examples: [[CHAIN_EXAMPLE]] }),
+          400: InvalidParamBody("chainId.0", "must be integer"),
+          401: UnauthorizedBody,
+        },
       },
     },
     async (request) => listChains(quotes, request.query),

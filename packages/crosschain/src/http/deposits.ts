@@ -8,7 +8,16 @@ import { type Static, Type } from "typebox";
 import { DepositIndexOutOfRangeError, DepositNotFoundError } from "../domain/depositErrors.ts";
 import type { DepositLookup, DepositsService, DepositWithStatus, FoundDeposit } from "../services/deposits.ts";
 import { withRequestId } from "./errorFormat.ts";
-import { AddressParam, Bytes32Param, ChainIdParam, ErrorBody, TxHashParam } from "./schemas.ts";
+import { depositsTag } from "./openapiTags.ts";
+import {
+  AddressParam,
+  Bytes32Param,
+  ChainIdParam,
+  ErrorBody,
+  EXAMPLE_REQUEST_ID,
+  TxHashParam,
+  UnauthorizedBody,
+} from "./schemas.ts";
 
 /** bytes32 → 0x address when it is a left-padded EVM address, else the bytes32 itself. */
 const address = (b: Buffer) =>
@@ -31,21 +40,98 @@ const StatusQuery = Type.Object({
   }),
 });
 
-const StatusResponse = Type.Object({
-  status: Type.String(),
-  originChainId: Type.Integer(),
-  depositId: Type.String(),
-  depositTxHash: Type.String(),
-  depositTxnRef: Type.String(),
-  fillTx: Type.Union([Type.String(), Type.Null()]),
-  fillTxnRef: Type.Union([Type.String(), Type.Null()]),
-  destinationChainId: Type.Integer(),
-  depositRefundTxHash: Type.Union([Type.String(), Type.Null()]),
-  depositRefundTxnRef: Type.Union([Type.String(), Type.Null()]),
-  actionsSucceeded: Type.Union([Type.Boolean(), Type.Null()]),
-  pagination: Type.Object({ currentIndex: Type.Integer(), maxIndex: Type.Integer() }),
-  id: Type.String(),
-});
+/** The anchor's example deposit (Base → Polygon, filled). */
+const DEPOSIT_TX = "0x0e44727151684ef4cfe7744aad88007cf55b155a64f5f9047fb9d2fa53780967";
+const FILL_TX = "0x0e7b85f1c49c4c89f3b381f12a24d6838be16a41021ab16645bae9dcd1278238";
+
+const StatusResponse = Type.Object(
+  {
+    status: Type.String(),
+    originChainId: Type.Integer(),
+    depositId: Type.String(),
+    depositTxHash: Type.String(),
+    depositTxnRef: Type.String(),
+    fillTx: Type.Union([Type.String(), Type.Null()]),
+    fillTxnRef: Type.Union([Type.String(), Type.Null()]),
+    destinationChainId: Type.Integer(),
+    depositRefundTxHash: Type.Union([Type.String(), Type.Null()]),
+    depositRefundTxnRef: Type.Union([Type.String(), Type.Null()]),
+    actionsSucceeded: Type.Union([Type.Boolean(), Type.Null()]),
+    pagination: Type.Object({ currentIndex: Type.Integer(), maxIndex: Type.Integer() }),
+    id: Type.String(),
+  },
+  {
+    examples: [
+      {
+        status: "filled",
+        originChainId: 8453,
+        depositId: "4406025",
+        depositTxHash: DEPOSIT_TX,
+        depositTxnRef: DEPOSIT_TX,
+        fillTx: FILL_TX,
+        fillTxnRef: FILL_TX,
+        destinationChainId: 137,
+        depositRefundTxHash: null,
+        depositRefundTxnRef: null,
+        actionsSucceeded: null,
+        pagination: { currentIndex: 0, maxIndex: 0 },
+        id: EXAMPLE_REQUEST_ID,
+      },
+    ],
+  },
+);
+
+/** One `/deposits` item: the anchor's example deposit (Base → Arbitrum, filled) as this service answers it. */
+const LIST_ITEM_EXAMPLE = {
+  id: 14503095,
+  relayHash: "0x89cb192c96170615b7e1a0fb20fb64b7c04f6641b301e2735287533e1dbb22ac",
+  depositId: "4333561",
+  originChainId: 8453,
+  destinationChainId: 42161,
+  depositor: "0xA4d353BBc130cbeF1811f27ac70989F9d568CeAB",
+  recipient: "0xA4d353BBc130cbeF1811f27ac70989F9d568CeAB",
+  inputToken: "0x4200000000000000000000000000000000000006",
+  inputAmount: "1000000000000000",
+  outputToken: "0x82aF49447D8a07e3bd95BD0d56f35241523fBab1",
+  outputAmount: "995226997892889",
+  swapOutputToken: null,
+  swapOutputTokenAmount: null,
+  message: "0x",
+  messageHash: "0x0000000000000000000000000000000000000000000000000000000000000000",
+  exclusiveRelayer: "0xCad97616f91872C02BA3553dB315Db4015cBE850",
+  exclusivityDeadline: null,
+  fillDeadline: "2025-07-24T19:26:20.000Z",
+  quoteTimestamp: "2025-07-24T16:07:11.000Z",
+  depositTxHash: "0x92ffc5d69d00e14e79254f68adab030dd38119996501a88cac0da76557703d11",
+  depositTxnRef: "0x92ffc5d69d00e14e79254f68adab030dd38119996501a88cac0da76557703d11",
+  depositBlockNumber: 33292078,
+  depositBlockTimestamp: "2025-07-24T16:11:43.000Z",
+  status: "filled",
+  depositRefundTxHash: null,
+  depositRefundTxnRef: null,
+  integratorId: null,
+  actionsSucceeded: null,
+  relayer: "0xCad97616f91872C02BA3553dB315Db4015cBE850",
+  fillBlockNumber: 362177400,
+  fillBlockTimestamp: "2025-07-24T16:11:43.000Z",
+  fillTx: "0x7b98cebd7ee6e2f75fead81d73005cdf25149141c2045cb5f731b6d9c6b9c517",
+  fillTxnRef: "0x7b98cebd7ee6e2f75fead81d73005cdf25149141c2045cb5f731b6d9c6b9c517",
+  fillGasFee: "2532354948000",
+  inputPriceUsd: null,
+  outputPriceUsd: null,
+  fillGasFeeUsd: null,
+  fillGasTokenPriceUsd: null,
+  bridgeFeeUsd: null,
+  swapTokenPriceUsd: null,
+  swapFeeUsd: null,
+  actionsTargetChainId: null,
+  swapTransactionHash: null,
+  swapToken: null,
+  swapTokenAmount: null,
+  speedups: [],
+};
+
+const ListResponse = Type.Array(Type.Record(Type.String(), Type.Unknown()), { examples: [[LIST_ITEM_EXAMPLE]] });
 
 const STATUSES = ["unfilled", "filled", "slowFillRequested", "slowFilled", "expired", "refunded"] as const;
 
@@ -190,14 +276,29 @@ export function registerDepositRoutes(app: HttpServer, deposits: DepositsService
     "/deposit/status",
     {
       schema: {
-        tags: ["Deposits"],
+        operationId: "getDepositStatus",
+        tags: [depositsTag.name],
         summary: "Status of a deposit",
         description:
           "Look a deposit up by depositTxnRef (+ index when one transaction holds several deposits), by relayDataHash, " +
           "by originChainId + depositId, or by depositAddress + index (the index-th deposit made from that address, oldest first). " +
           "Status: pending, filled, slowFillRequested, expired.",
         querystring: StatusQuery,
-        response: { 200: StatusResponse, 400: ErrorBody, 401: ErrorBody, 404: ErrorBody },
+        response: {
+          200: StatusResponse,
+          400: ErrorBody({
+            status: 400,
+            code: "MISSING_PARAM",
+            message: "depositId is required with originChainId",
+            param: "depositId",
+          }),
+          401: UnauthorizedBody,
+          404: ErrorBody({
+            status: 404,
+            code: "DEPOSIT_NOT_FOUND",
+            message: "Deposit not found given the provided constraints",
+          }),
+        },
       },
     },
     async (request) => statusBody(request, await deposits.find(parseLookup(request.query)).catch(throwAsHttpError)),
@@ -207,13 +308,18 @@ export function registerDepositRoutes(app: HttpServer, deposits: DepositsService
     "/deposits",
     {
       schema: {
-        tags: ["Deposits"],
+        operationId: "getDeposits",
+        tags: [depositsTag.name],
         summary: "Deposits, newest first",
         description:
           "`address` matches the depositor or the recipient (and then depositor/recipient are ignored, as by the anchor). " +
           "`status` takes the raw values (unfilled, not pending). Block ranges are inclusive.",
         querystring: ListQuery,
-        response: { 200: Type.Array(Type.Record(Type.String(), Type.Unknown())), 400: ErrorBody, 401: ErrorBody },
+        response: {
+          200: ListResponse,
+          400: ErrorBody({ status: 400, code: "INVALID_PARAM", message: "Limit must not exceed 1000", param: "limit" }),
+          401: UnauthorizedBody,
+        },
       },
     },
     async (request) => {

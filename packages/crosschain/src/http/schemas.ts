@@ -1,5 +1,6 @@
 /** Shared request/response schema pieces of the crosschain API. */
 import { Type } from "typebox";
+import type { ServiceApiErrorCode } from "./errorFormat.ts";
 
 /** The chain ids the spec enumerates. */
 const SUPPORTED_CHAIN_IDS = [
@@ -23,11 +24,26 @@ export const Bytes32Param = (description?: string) =>
   Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: description ?? "Transaction hash (0x + 64 hex)." });
 export const TxHashParam = Bytes32Param;
 
-export const ErrorBody = Type.Object({
-  type: Type.Literal("ServiceApiError"),
-  code: Type.String(),
-  status: Type.Integer(),
-  message: Type.String(),
-  param: Type.Optional(Type.String()),
-  id: Type.String(),
-});
+/** A request id as the examples show it (every answer carries its request's). */
+export const EXAMPLE_REQUEST_ID = "8d3c4a52-6f0e-4b1a-9c7d-2e5f1a0b9c84";
+
+/** The error body (see `errorFormat.ts`), with `example` as the docs' example answer. */
+export const ErrorBody = (example: { status: number; code: ServiceApiErrorCode; message: string; param?: string }) =>
+  Type.Object(
+    {
+      type: Type.Literal("ServiceApiError"),
+      code: Type.String(),
+      status: Type.Integer(),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+      id: Type.String(),
+    },
+    { examples: [{ type: "ServiceApiError", ...example, id: EXAMPLE_REQUEST_ID }] },
+  );
+
+/** The 401 every crosschain route answers without a valid bearer key. */
+export const UnauthorizedBody = ErrorBody({ status: 401, code: "UNAUTHORIZED", message: "Invalid API key" });
+
+/** A 400 for a query parameter Ajv refused (`param` names it). */
+export const InvalidParamBody = (param: string, message: string) =>
+  ErrorBody({ status: 400, code: "INVALID_PARAM", message: `query.${param}: ${message}`, param });

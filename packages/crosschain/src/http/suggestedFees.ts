@@ -7,7 +7,8 @@ import { Type } from "typebox";
 import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import type { SuggestedFeesService } from "../services/suggestedFees.ts";
 import { withRequestId } from "./errorFormat.ts";
-import { AddressParam, ChainIdParam, ErrorBody } from "./schemas.ts";
+import { quotesTag } from "./openapiTags.ts";
+import { AddressParam, ChainIdParam, ErrorBody, EXAMPLE_REQUEST_ID, UnauthorizedBody } from "./schemas.ts";
 
 /** Longest accepted `message` (hex characters, 0x included); Node refuses request heads over 16 KB anyway (431). */
 export const MAX_MESSAGE_LENGTH = 14_000;
@@ -58,39 +59,77 @@ const QuoteToken = Type.Object({
   chainId: Type.Integer(),
 });
 
-export const SuggestedFeesResponseSchema = Type.Object({
-  estimatedFillTimeSec: Type.Number(),
-  capitalFeePct: Type.String(),
-  capitalFeeTotal: Type.String(),
-  relayGasFeePct: Type.String(),
-  relayGasFeeTotal: Type.String(),
-  relayFeePct: Type.String(),
-  relayFeeTotal: Type.String(),
-  lpFeePct: Type.String(),
-  timestamp: Type.String(),
-  isAmountTooLow: Type.Boolean(),
-  quoteBlock: Type.String(),
-  exclusiveRelayer: Type.String(),
-  exclusivityDeadline: Type.Integer(),
-  spokePoolAddress: Type.String(),
-  destinationSpokePoolAddress: Type.String(),
-  totalRelayFee: FeePair,
-  relayerCapitalFee: FeePair,
-  relayerGasFee: FeePair,
-  lpFee: FeePair,
-  limits: Type.Object({
-    minDeposit: Type.String(),
-    maxDeposit: Type.String(),
-    maxDepositInstant: Type.String(),
-    maxDepositShortDelay: Type.String(),
-    recommendedDepositInstant: Type.String(),
-  }),
-  fillDeadline: Type.String(),
-  outputAmount: Type.String(),
-  inputToken: QuoteToken,
-  outputToken: QuoteToken,
-  id: Type.String(),
-});
+/** The anchor's example quote (1 WETH from chain 1 to chain 10; `domain/fees/feeQuote.test.ts` reproduces it). */
+const QUOTE_EXAMPLE = {
+  estimatedFillTimeSec: 2,
+  capitalFeePct: "78750000000001",
+  capitalFeeTotal: "78750000000001",
+  relayGasFeePct: "155024308002",
+  relayGasFeeTotal: "155024308002",
+  relayFeePct: "78905024308003",
+  relayFeeTotal: "78905024308003",
+  lpFeePct: "0",
+  timestamp: "1754342087",
+  isAmountTooLow: false,
+  quoteBlock: "23070320",
+  exclusiveRelayer: "0x394311A6Aaa0D8E3411D8b62DE4578D41322d1bD",
+  exclusivityDeadline: 1754342267,
+  spokePoolAddress: "0x5c7BCd6E7De5423a257D81B442095A1a6ced35C5",
+  destinationSpokePoolAddress: "0x6f26Bf09B1C792e3228e5467807a900A503c0281",
+  totalRelayFee: { pct: "78905024308003", total: "78905024308003" },
+  relayerCapitalFee: { pct: "78750000000001", total: "78750000000001" },
+  relayerGasFee: { pct: "155024308002", total: "155024308002" },
+  lpFee: { pct: "0", total: "0" },
+  limits: {
+    minDeposit: "134862494200912",
+    maxDeposit: "1661211802629989209324",
+    maxDepositInstant: "231397155893653275446",
+    maxDepositShortDelay: "1661211802629989209324",
+    recommendedDepositInstant: "231397155893653275446",
+  },
+  fillDeadline: "1754353917",
+  outputAmount: "999921094975691997",
+  inputToken: { address: "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2", symbol: "ETH", decimals: 18, chainId: 1 },
+  outputToken: { address: "0x4200000000000000000000000000000000000006", symbol: "ETH", decimals: 18, chainId: 10 },
+  id: EXAMPLE_REQUEST_ID,
+};
+
+export const SuggestedFeesResponseSchema = Type.Object(
+  {
+    estimatedFillTimeSec: Type.Number(),
+    capitalFeePct: Type.String(),
+    capitalFeeTotal: Type.String(),
+    relayGasFeePct: Type.String(),
+    relayGasFeeTotal: Type.String(),
+    relayFeePct: Type.String(),
+    relayFeeTotal: Type.String(),
+    lpFeePct: Type.String(),
+    timestamp: Type.String(),
+    isAmountTooLow: Type.Boolean(),
+    quoteBlock: Type.String(),
+    exclusiveRelayer: Type.String(),
+    exclusivityDeadline: Type.Integer(),
+    spokePoolAddress: Type.String(),
+    destinationSpokePoolAddress: Type.String(),
+    totalRelayFee: FeePair,
+    relayerCapitalFee: FeePair,
+    relayerGasFee: FeePair,
+    lpFee: FeePair,
+    limits: Type.Object({
+      minDeposit: Type.String(),
+      maxDeposit: Type.String(),
+      maxDepositInstant: Type.String(),
+      maxDepositShortDelay: Type.String(),
+      recommendedDepositInstant: Type.String(),
+    }),
+    fillDeadline: Type.String(),
+    outputAmount: Type.String(),
+    inputToken: QuoteToken,
+    outputToken: QuoteToken,
+    id: Type.String(),
+  },
+  { examples: [QUOTE_EXAMPLE] },
+);
 
 /** Rethrows a quote error as its HTTP answer; anything else stays an unexpected error (500). */
 function throwAsHttpError(error: unknown): never {
@@ -105,7 +144,8 @@ export function registerSuggestedFeesRoute(app: HttpServer, suggestedFees: Sugge
     "/suggested-fees",
     {
       schema: {
-        tags: ["Quotes"],
+        operationId: "getSuggestedFees",
+        tags: [quotesTag.name],
         summary: "Suggested fees and limits for a deposit",
         description:
           "The relayer fee (capital + destination gas), LP fee, limits, quote timestamp, fill deadline and exclusivity " +
@@ -114,7 +154,21 @@ export function registerSuggestedFeesRoute(app: HttpServer, suggestedFees: Sugge
           "Errors: AMOUNT_TOO_HIGH (amount > limits.maxDeposit), AMOUNT_TOO_LOW (amount < limits.minDeposit without " +
           "skipAmountLimit=true), ROUTE_NOT_ENABLED, INVALID_PARAM, MISSING_PARAM, SIMULATION_ERROR (message fills).",
         querystring: SuggestedFeesQuery,
-        response: { 200: SuggestedFeesResponseSchema, 400: ErrorBody, 401: ErrorBody, 502: ErrorBody, 503: ErrorBody },
+        response: {
+          200: SuggestedFeesResponseSchema,
+          400: ErrorBody({ status: 400, code: "AMOUNT_TOO_LOW", message: "Sent amount is too low relative to fees" }),
+          401: UnauthorizedBody,
+          502: ErrorBody({
+            status: 502,
+            code: "UPSTREAM_RPC_ERROR",
+            message: "Could not check the recipient on chain 10: its RPC is not answering; try again later",
+          }),
+          503: ErrorBody({
+            status: 503,
+            code: "UPSTREAM_RPC_ERROR",
+            message: "Chain 10 state is not available yet; try again shortly",
+          }),
+        },
       },
     },
     async (request) => withRequestId(request, await suggestedFees.quote(request.query).catch(throwAsHttpError)),

@@ -90,9 +90,9 @@ export const options = {
   }),
   services: option({
     env: "SERVICES",
-    default: ["wearables", "crosschain", "chainstats"],
+    default: ["wearables", "crosschain", "brokerage", "chainstats"],
     description: "Services `platform start` runs (comma-separated).",
-    parse: parseList(parseEnum(["wearables", "crosschain", "chainstats"] as const)),
+    parse: parseList(parseEnum(["wearables", "crosschain", "brokerage", "chainstats"] as const)),
   }),
   wearablesPort: port("WEARABLES_PORT", 8000, "Port of the wearables API (base /api/v1)."),
   chainRpcUrls: option<Record<number, string>>({
@@ -167,6 +167,40 @@ export const options = {
     description:
       "Lease of a relayer key per destination chain: with several instances one fills, the others take over this long after it stops.",
     parse: parseInt_(1, 3_600),
+  }),
+  brokerageAuthPort: port(
+    "BROKERAGE_AUTH_PORT",
+    8200,
+    "Port of the brokerage authorization host (login and consent pages, `/oauth/authorize`).",
+  ),
+  brokerageLivePort: port(
+    "BROKERAGE_LIVE_PORT",
+    8201,
+    "Port of the brokerage live trading API (`/v2/…`, and `/oauth/token`, as at the anchor).",
+  ),
+  brokeragePaperPort: port("BROKERAGE_PAPER_PORT", 8202, "Port of the brokerage paper trading API (`/v2/…`)."),
+  brokerageAuthUrl: option<string | undefined>({
+    env: "BROKERAGE_AUTH_URL",
+    default: undefined,
+    description:
+      "Public origin of the authorization host (the OAuth issuer, e.g. https://auth.example.com behind a proxy); default http://<PUBLIC_HOST or HOST>:<BROKERAGE_AUTH_PORT>. An https origin makes the session cookie Secure.",
+    parse: parseUrl(["http:", "https:"]),
+  }),
+  brokerageLiveUrl: option<string | undefined>({
+    env: "BROKERAGE_LIVE_URL",
+    default: undefined,
+    description:
+      "Public origin of the live trading API (where the token endpoint is); default http://<PUBLIC_HOST or HOST>:<BROKERAGE_LIVE_PORT>.",
+    parse: parseUrl(["http:", "https:"]),
+  }),
+  brokerageStartingCash: option({
+    env: "BROKERAGE_STARTING_CASH",
+    default: "100000",
+    description: "Cash (USD) a new account starts with.",
+    parse: (raw) => {
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(raw.trim())) throw new ConfigError("must be an amount such as 100000 or 2500.50");
+      return raw.trim();
+    },
   }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({

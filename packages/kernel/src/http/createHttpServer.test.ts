@@ -2,7 +2,13 @@ import { Writable } from "node:stream";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../log/logger.ts";
-import { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./createHttpServer.ts";
+import {
+  closeGracefully,
+  createHttpServer,
+  DEFAULT_OPENAPI_CONTACT,
+  type ErrorFormatter,
+  type HttpServer,
+} from "./createHttpServer.ts";
 import { HttpError } from "./httpError.ts";
 
 const formatError: ErrorFormatter = (e) => ({ statusCode: e.statusCode, body: { error: e.message, code: e.code } });
@@ -25,7 +31,12 @@ afterEach(async () => {
 });
 
 async function start(setup: (app: HttpServer) => void, logger = createLogger({ level: "silent" })) {
-  app = await createHttpServer({ logger, bodyLimit: 1024, formatError, openapi: { title: "t", version: "1" } });
+  app = await createHttpServer({
+    logger,
+    bodyLimit: 1024,
+    formatError,
+    openapi: { title: "t", version: "1", description: "d" },
+  });
   setup(app);
   await app.listen({ host: "127.0.0.1", port: 0 });
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -147,5 +158,52 @@ describe("error answers and logs", () => {
     const logged = lines.join("");
     expect(logged).toContain("fetch failed at https://eth.example/…"); // the 500's cause, in the log only
     expect(logged).not.toContain("SECRET");
+  });
+});
+
+describe("the OpenAPI document", () => {
+  it("declares every tag, names a contact and a server, and describes responses by their status", async () => {
+    app = await createHttpServer({
+      logger: createLogger({ level: "silent" }),
+      bodyLimit: 1024,
+      formatError,
+      openapi: {
+        title: "t",
+        version: "1",
+        description: "d",
+        tags: [{ name: "Things", description: "What the service keeps." }],
+      },
+    });
+    const Thing = Type.Object({ n: Type.Integer() }, { $id: "Thing", examples: [{ n: 1 }] });
+    app.get(
+      "/things",
+      { schema: { operationId: "listThings", tags: ["Things", "Extra"], response: { 200: Type.Array(Thing) } } },
+      async () => [{ n: 1 }],
+    );
+    app.post("/things", { schema: { operationId: "createThing", tags: ["Things"], response: { 201: Thing } } }, () => ({
+      n: 1,
+    }));
+    const document = (await app.inject({ url: "/openapi.json" })).json<{
+      info: { contact?: unknown };
+      servers?: unknown[];
+      tags?: { name: string; description?: string }[];
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+      components: { schemas: Record<string, unknown> };
+    }>();
+
+    expect(document.info.contact).toEqual(DEFAULT_OPENAPI_CONTACT);
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    // The service's tags first, then the kernel's, then tags routes use without declaring them.
+    expect(document.tags).toEqual([
+      { name: "Things", description: "What the service keeps." },
+      { name: "System", description: expect.any(String) },
+      { name: "Extra" },
+    ]);
+    expect(document.paths["/things"]?.get?.responses["200"]?.description).toBe("OK");
+    expect(document.paths["/things"]?.post?.responses["201"]?.description).toBe("Created");
+    // A schema with an $id is a component of that name, not `def-0`.
+    expect(Object.keys(document.components.schemas)).toEqual(["Thing"]);
+    // The server's own routes: /health is an operation; the document and its viewer are not.
+    expect(Object.keys(document.paths).sort()).toEqual(["/health", "/things"]);
   });
 });

@@ -4,6 +4,7 @@
  * interactive docs at `/docs`, `GET /health`, and graceful shutdown.
  */
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -37,18 +38,46 @@ export interface CreateHttpServerParameters {
   /** Largest accepted body in bytes. */
   bodyLimit: number;
   formatError: ErrorFormatter;
-  openapi: {
-    title: string;
-    version: string;
-    description?: string;
-    servers?: { url: string; description?: string }[];
-    securitySchemes?: Record<string, unknown>;
-    /** Applied to every operation unless a route sets its own `security`. */
-    security?: Record<string, string[]>[];
-  };
+  openapi: OpenApiInfo;
   /** Response header carrying the request id; an incoming one is reused when well-formed. */
   requestIdHeader?: string;
 }
+
+/** A tag of the OpenAPI document: operations are grouped under it in the docs and in generated clients. */
+export interface OpenApiTag {
+  name: string;
+  description?: string;
+}
+
+/**
+ * What a service says about its API in `/openapi.json`. Every operation a route documents also needs its own
+ * `operationId` (camelCase, the method name a generated client gets: the anchor's client name where there is
+ * one), `summary`, `description`, `tags` and response `examples`; `e2e/openapi.test.ts` lints each service's
+ * document with Spectral's `spectral:oas` rules.
+ */
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description: string;
+  /** Who answers for the API; default {@link DEFAULT_OPENAPI_CONTACT}. */
+  contact?: { name?: string; url?: string; email?: string };
+  /** Default: the origin the document is served from (`/`), so clients resolve paths against it. */
+  servers?: { url: string; description?: string }[];
+  /**
+   * The service's tags with their descriptions, in the order the docs show them. A tag a route uses without
+   * being listed here is still declared (by name, after these), so every operation's tag is defined.
+   */
+  tags?: OpenApiTag[];
+  securitySchemes?: Record<string, unknown>;
+  /** Applied to every operation unless a route sets its own `security`. */
+  security?: Record<string, string[]>[];
+}
+
+/** The contact of every service's API document unless the service names its own. */
+export const DEFAULT_OPENAPI_CONTACT = { name: "Platform maintainers" };
+
+/** The tag of the server's own routes (`/health`). */
+const SYSTEM_TAG: OpenApiTag = { name: "System", description: "Liveness of the service." };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -95,34 +124,94 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     ),
   );
 
+  const openapi = parameters.openapi;
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
       info: {
-        title: parameters.openapi.title,
-        version: parameters.openapi.version,
-        description: parameters.openapi.description,
+        title: openapi.title,
+        version: openapi.version,
+        description: openapi.description,
+        contact: openapi.contact ?? DEFAULT_OPENAPI_CONTACT,
       },
-      servers: parameters.openapi.servers,
-      components: { securitySchemes: parameters.openapi.securitySchemes as never },
-      security: parameters.openapi.security,
+      servers: openapi.servers ?? [{ url: "/", description: "The server this document is served from" }],
+      components: { securitySchemes: openapi.securitySchemes as never },
+      security: openapi.security,
+    },
+    // A schema with an `$id` becomes a component of that name (a generated client's model name), not `def-0`.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+    transformObject: (generated) => {
+      if (!("openapiObject" in generated)) return generated.swaggerObject;
+      // The generator types the document as any OpenAPI version's; this one is 3.1.
+      const document = generated.openapiObject as OpenApiDocument;
+      return completeDocument(document, [...(openapi.tags ?? []), SYSTEM_TAG]) as typeof generated.openapiObject;
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
+  // The document and its viewer are not operations of the API: they stay out of the document.
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
   app.get(
     "/health",
     {
       schema: {
-        tags: ["System"],
+        operationId: "getHealth",
+        tags: [SYSTEM_TAG.name],
         summary: "Liveness",
+        description: "Answers while the server accepts requests; needs no key.",
         security: [],
-        response: { 200: { type: "object", properties: { status: { type: "string" } } } },
+        response: {
+          200: {
+            type: "object",
+            required: ["status"],
+            properties: { status: { type: "string", enum: ["ok"] } },
+            examples: [{ status: "ok" }],
+          },
+        },
       },
     },
-    async () => ({ status: "ok" }),
+    async () => ({ status: "ok" as const }),
   );
   return app;
+}
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** The parts of a generated document that `completeDocument` reads and completes. */
+interface OpenApiDocument {
+  paths?: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], OpenApiOperation>> | undefined>;
+  tags?: OpenApiTag[];
+}
+interface OpenApiOperation {
+  tags?: string[];
+  responses?: Record<string, { description?: string }>;
+}
+
+/**
+ * What the generated document lacks for linters and generators: every tag an operation uses is declared at
+ * the top level (the given ones first, with their descriptions), and a response without a description (the
+ * generator's "Default Response") is described by its HTTP status.
+ */
+function completeDocument(document: OpenApiDocument, declared: readonly OpenApiTag[]): OpenApiDocument {
+  const tags = new Map(declared.map((t) => [t.name, t]));
+  const used = new Set<string>();
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const method of HTTP_METHODS) {
+      const operation = item?.[method];
+      if (!operation) continue;
+      for (const tag of operation.tags ?? []) {
+        used.add(tag);
+        if (!tags.has(tag)) tags.set(tag, { name: tag });
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        if (response.description === "Default Response") {
+          response.description = STATUS_CODES[Number(status)] ?? "Response";
+        }
+      }
+    }
+  }
+  return { ...document, tags: [...tags.values()].filter((t) => used.has(t.name)) };
 }
 
 /**

@@ -5,10 +5,13 @@ import { createMemoryRateCounter, createRedisRateCounter, type RateCounter } fro
 /** Counts in a one-second window, then expects the window forgotten once `pastWindow` has let it expire. */
 async function exercise(counter: RateCounter, pastWindow: () => Promise<void>) {
   const w = `test:${randomUUID()}`;
+  expect(await counter.count(w)).toBe(0);
   expect(await counter.increment(w, 1)).toBe(1);
   expect(await counter.increment(w, 1)).toBe(2);
+  expect(await counter.count(w)).toBe(2);
   expect(await counter.increment(`${w}:other`, 1)).toBe(1);
   await pastWindow();
+  expect(await counter.count(w)).toBe(0);
   expect(await counter.increment(w, 1)).toBe(1);
   await counter.close();
 }

@@ -8,6 +8,8 @@ import { Redis } from "ioredis";
 export interface RateCounter {
   /** Adds one to `window` (created with a lifetime of `ttlSec`) and returns the new count. */
   increment(window: string, ttlSec: number): Promise<number>;
+  /** The count of `window` without adding to it: 0 when it was never incremented or has expired. */
+  count(window: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,10 @@ export function createMemoryRateCounter(): RateCounter {
       w.count += 1;
       return w.count;
     },
+    async count(window) {
+      const w = windows.get(window);
+      return w && w.expiresAt > Date.now() ? w.count : 0;
+    },
     async close() {
       clearInterval(sweep);
       windows.clear();
@@ -45,6 +51,9 @@ export function createRedisRateCounter(url: string, prefix = "ratelimit:"): Rate
       const [error, count] = result?.[0] ?? [new Error("redis transaction aborted"), 0];
       if (error) throw error;
       return Number(count);
+    },
+    async count(window) {
+      return Number((await redis.get(`${prefix}${window}`)) ?? 0);
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());

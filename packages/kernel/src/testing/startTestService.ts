@@ -1,7 +1,7 @@
 /**
  * Starts one service for an integration test: a fresh database (see `createTestDatabase`), every
  * migration applied, an API key for the service, the service created for that context, and its HTTP
- * server on an ephemeral port. Background jobs are the test's to start (`s.instance.startJobs()`) and to
+ * server on an ephemeral port (each of its `hosts` too, in `urls`). Background jobs are the test's to start (`s.instance.startJobs()`) and to
  * stop before `close()`.
  *
  * @example
@@ -20,9 +20,12 @@ import { createLogger } from "../log/logger.ts";
 import type { ChainEndpoint, PlatformContext, ServiceDefinition, ServiceInstance } from "../service.ts";
 
 export interface TestService<I extends ServiceInstance = ServiceInstance> {
-  /** Origin, e.g. `http://127.0.0.1:41234`. */
+  /** Origin of the main host, e.g. `http://127.0.0.1:41234`. */
   url: string;
+  /** Origin of every host by its name (`""` = the main host, then `ServiceDefinition.hosts`). */
+  urls: Readonly<Record<string, string>>;
   apiKey: string;
+  /** The main host's server. */
   app: HttpServer;
   context: PlatformContext;
   /** What `service.create(context)` returned, with the service's own type. */
@@ -55,19 +58,25 @@ export async function startTestService<I extends ServiceInstance>(
   });
   const context: PlatformContext = { config, db: database.db, logger, apiKeys, chains };
   const instance = await service.create(context);
-  const app = await instance.createServer();
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const apps: HttpServer[] = [];
+  const urls: Record<string, string> = {};
+  for (const host of ["", ...(service.hosts ?? []).map((h) => h.name)]) {
+    const app = await instance.createServer(host || undefined);
+    apps.push(app);
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const address = app.server.address();
+    urls[host] = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: urls[""] as string,
+    urls,
     apiKey: key,
-    app,
+    app: apps[0] as HttpServer,
     context,
     instance,
     database,
     async close() {
-      await closeGracefully(app, 1_000);
+      for (const app of apps) await closeGracefully(app, 1_000);
       await instance.close?.();
       await database.drop();
     },

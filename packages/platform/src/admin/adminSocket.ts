@@ -12,7 +12,13 @@ import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
 import type { Server } from "node:net";
 import { join } from "node:path";
-import { type ApiKeyStore, type Config, toHttpError } from "@platform/kernel";
+import {
+  type ApiKeyStore,
+  type Config,
+  type OperatorCommand,
+  OperatorInputError,
+  toHttpError,
+} from "@platform/kernel";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { keyPlanFor, serviceNames } from "../services.ts";
 
@@ -40,6 +46,14 @@ const schemas = () => {
         additionalProperties: false,
       },
     },
+    operatorCommand: {
+      params: {
+        type: "object",
+        required: ["service", "command"],
+        properties: { service, command: { type: "string", pattern: "^[a-zA-Z][a-zA-Z0-9]{0,63}$" } },
+      },
+      body: { type: "object" },
+    },
     revokeKey: {
       params: {
         type: "object",
@@ -50,10 +64,17 @@ const schemas = () => {
   };
 };
 
+export interface AdminServerParameters {
+  /** What each service's background jobs are doing (`platform status`). */
+  jobStatus?: () => Record<string, unknown>;
+  /** The operator commands of a running service (`platform brokerage users create`, …). */
+  operatorCommands?: (service: string) => Readonly<Record<string, OperatorCommand>> | undefined;
+}
+
 export async function startAdminServer(
   dataDir: string,
   apiKeys: ApiKeyStore,
-  jobStatus: () => Record<string, unknown> = () => ({}),
+  { jobStatus = () => ({}), operatorCommands = () => undefined }: AdminServerParameters = {},
 ): Promise<FastifyInstance> {
   const path = adminSocketPath(dataDir);
   if (existsSync(path)) unlinkSync(path); // stale: the caller checked nothing answers on it
@@ -89,6 +110,23 @@ export async function startAdminServer(
   );
   // What each service's background jobs are doing (`platform status`).
   app.get("/status", async () => jobStatus());
+  // A service's operator command, run in this process (the one that owns the embedded database).
+  app.post<{ Params: { service: string; command: string }; Body: Record<string, unknown> }>(
+    "/services/:service/commands/:command",
+    { schema: schema.operatorCommand },
+    async (req, reply) => {
+      const command = operatorCommands(req.params.service)?.[req.params.command];
+      if (!command) {
+        return reply.code(404).send({ error: `${req.params.service} has no command "${req.params.command}" running` });
+      }
+      try {
+        return { result: (await command(req.body)) ?? null };
+      } catch (error) {
+        if (error instanceof OperatorInputError) return reply.code(400).send({ error: error.message });
+        throw error;
+      }
+    },
+  );
   app.delete<{ Params: { id: string } }>("/keys/:id", { schema: schema.revokeKey }, async (req) => ({
     revoked: await apiKeys.revoke(req.params.id),
   }));

@@ -1,4 +1,4 @@
-import type { ChainEndpoint, Config } from "@platform/kernel";
+import type { ChainEndpoint, Config, DemoCredentials } from "@platform/kernel";
 import { createTable } from "./table.ts";
 
 export interface RunningService {
@@ -13,6 +13,8 @@ export function printBanner(o: {
   config: Config;
   services: RunningService[];
   demoKeys: { service: string; key: string }[];
+  /** What services seeded on this first start (the brokerage's demo user and OAuth client). */
+  demoCredentials?: readonly DemoCredentials[];
   driver: string;
   chains: ChainEndpoint[];
   devnet?: string[] | undefined;
@@ -36,6 +38,11 @@ export function printBanner(o: {
     for (const k of o.demoKeys) lines.push(`  ${k.service.padEnd(12)} ${k.key}`);
   } else {
     lines.push("", "API keys: `npx platform keys create --service <name>` (`keys list`, `keys revoke <id>`).");
+  }
+  for (const demo of o.demoCredentials ?? []) {
+    lines.push("", `${demo.title} (shown once; only hashes are stored):`);
+    const width = Math.max(...demo.lines.map(([label]) => label.length));
+    for (const [label, value] of demo.lines) lines.push(`  ${label.padEnd(width)}  ${value}`);
   }
   lines.push("", "Ctrl-C stops the platform.", "");
   process.stdout.write(`${lines.join("\n")}\n`);

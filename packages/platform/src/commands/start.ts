@@ -8,7 +8,9 @@ import {
   type BackgroundJob,
   type Config,
   closeGracefully,
+  type DemoCredentials,
   type PlatformContext,
+  type ServiceInstance,
   warnOfDevelopmentDefaults,
 } from "@platform/kernel";
 import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
@@ -55,42 +57,63 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
 
     const running: RunningService[] = [];
     const jobs = new Map<string, BackgroundJob>();
+    const instances = new Map<string, ServiceInstance>();
     for (const service of allServices.filter((s) => (config.services as string[]).includes(s.name))) {
       const instance = await service.create(context);
-      // Stops run in reverse order: the instance closes after its jobs and its server stopped.
+      instances.set(service.name, instance);
+      // Stops run in reverse order: the instance closes after its jobs and its servers stopped.
       stops.push(async () => instance.close?.());
-      const app = await instance.createServer();
-      await app.listen({ host: config.host, port: service.port(config) });
-      stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
+      const hosts = [
+        { name: "", title: service.title, port: service.port, basePath: service.basePath },
+        ...(service.hosts ?? []),
+      ];
+      for (const host of hosts) {
+        const app = await instance.createServer(host.name || undefined);
+        await app.listen({ host: config.host, port: host.port(config) });
+        stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
+        const address = app.server.address();
+        const port = typeof address === "object" && address ? address.port : host.port(config);
+        const origin = `http://${config.publicHost ?? config.host}:${port}`;
+        const name = host.name ? `${service.name} ${host.name}` : service.name;
+        running.push({ name, title: host.title, origin, baseUrl: `${origin}${host.basePath}` });
+      }
       if (instance.startJobs) {
         const job = await instance.startJobs();
         jobs.set(service.name, job);
         stops.push(() => job.stop());
       }
-      const address = app.server.address();
-      const port = typeof address === "object" && address ? address.port : service.port(config);
-      const origin = `http://${config.publicHost ?? config.host}:${port}`;
-      running.push({ name: service.name, title: service.title, origin, baseUrl: `${origin}${service.basePath}` });
     }
 
-    const admin = await startAdminServer(config.dataDir, apiKeys, () =>
-      Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
-    );
+    const admin = await startAdminServer(config.dataDir, apiKeys, {
+      jobStatus: () => Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
+      operatorCommands: (service) => instances.get(service)?.operatorCommands,
+    });
     stops.push(() => admin.close());
 
-    // A demo key per service, once in the life of the database (a revoked demo key is not recreated).
+    // Demo data once in the life of the database: an API key per service that uses them (a revoked demo key
+    // is not recreated), and what a service seeds itself (the brokerage's demo user and OAuth client).
     const demoKeys: { service: string; key: string }[] = [];
-    for (const s of running) {
-      const existing = await apiKeys.list({ service: s.name });
+    const demoCredentials: DemoCredentials[] = [];
+    for (const [name, instance] of instances) {
+      const seeded = await instance.seedDemo?.();
+      if (seeded) demoCredentials.push(seeded);
+      const definition = allServices.find((d) => d.name === name);
+      if (definition?.usesApiKeys === false) continue;
+      const existing = await apiKeys.list({ service: name });
       if (!existing.some((k) => k.name === DEMO_KEY_NAME)) {
-        const plan = allServices.find((d) => d.name === s.name)?.demoKeyPlan ?? null;
-        demoKeys.push({
-          service: s.name,
-          key: (await apiKeys.create({ service: s.name, name: DEMO_KEY_NAME, plan })).key,
-        });
+        const plan = definition?.demoKeyPlan ?? null;
+        demoKeys.push({ service: name, key: (await apiKeys.create({ service: name, name: DEMO_KEY_NAME, plan })).key });
       }
     }
-    printBanner({ config, services: running, demoKeys, driver: db.driver, chains, devnet: devnet?.summary });
+    printBanner({
+      config,
+      services: running,
+      demoKeys,
+      demoCredentials,
+      driver: db.driver,
+      chains,
+      devnet: devnet?.summary,
+    });
     logger.info({ services: running.map((s) => s.name), chains: chains.length }, "platform started");
     return { services: running, stop };
   } catch (error) {

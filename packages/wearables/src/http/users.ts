@@ -7,7 +7,20 @@ import { type Static, Type } from "typebox";
 import { UserAlreadyExistsError, UserNotFoundError } from "../domain/userErrors.ts";
 import type { UsersService } from "../services/users.ts";
 import { USER_SORT_COLUMNS, type UserRow } from "../store/usersRepository.ts";
+import { usersTag } from "./openapiTags.ts";
 import { ErrorBody, Nullable } from "./schemas.ts";
+
+const USER_EXAMPLE = {
+  id: "3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12",
+  created_at: "2026-01-15T09:30:00.000Z",
+  first_name: "Ada",
+  last_name: "Lovelace",
+  email: "ada@example.com",
+  external_user_id: "ext-1",
+  last_synced_at: "2026-02-01T00:00:00.000Z",
+  last_synced_provider: "garmin",
+  has_active_connection: true,
+};
 
 export const UserRead = Type.Object(
   {
@@ -21,7 +34,7 @@ export const UserRead = Type.Object(
     last_synced_provider: Nullable(Type.String()),
     has_active_connection: Type.Boolean(),
   },
-  { $id: "UserRead" },
+  { $id: "UserRead", examples: [USER_EXAMPLE] },
 );
 
 const UserCreate = Type.Object(
@@ -49,17 +62,23 @@ const ListQuery = Type.Object({
 
 const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
 
-const UserList = Type.Object({
-  items: Type.Array(UserRead),
-  total: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  pages: Type.Integer(),
-  has_next: Type.Boolean(),
-  has_prev: Type.Boolean(),
-});
+const UserList = Type.Object(
+  {
+    items: Type.Array(UserRead),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    limit: Type.Integer(),
+    pages: Type.Integer(),
+    has_next: Type.Boolean(),
+    has_prev: Type.Boolean(),
+  },
+  {
+    examples: [{ items: [USER_EXAMPLE], total: 21, page: 2, limit: 20, pages: 2, has_next: false, has_prev: true }],
+  },
+);
 
-const errors = { 400: ErrorBody, 401: ErrorBody };
+/** Every route's answer without a valid key. */
+const unauthorized = { 401: ErrorBody("Invalid or missing API key") };
 
 const toUserRead = (user: UserRow): Static<typeof UserRead> => ({
   ...user,
@@ -79,11 +98,12 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
     "/users",
     {
       schema: {
-        tags: ["Users"],
+        operationId: "listUsers",
+        tags: [usersTag.name],
         summary: "List users",
         description: "Offset pagination; `search` matches first name, last name or email (case-insensitive).",
         querystring: ListQuery,
-        response: { 200: UserList, ...errors },
+        response: { 200: UserList, 400: ErrorBody("query.limit: must be <= 100"), ...unauthorized },
       },
     },
     async (request) => {
@@ -105,10 +125,19 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
     "/users",
     {
       schema: {
-        tags: ["Users"],
+        operationId: "createUser",
+        tags: [usersTag.name],
         summary: "Create user",
+        description:
+          "Every field is optional. `email` (compared case-insensitively) and `external_user_id` are unique: a second " +
+          "user with either answers 409.",
         body: UserCreate,
-        response: { 201: UserRead, 409: ErrorBody, ...errors },
+        response: {
+          201: UserRead,
+          400: ErrorBody('body.email: must match format "email"'),
+          409: ErrorBody("User with this email already exists."),
+          ...unauthorized,
+        },
       },
     },
     async (request, reply) => {
@@ -121,10 +150,17 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
     "/users/:user_id",
     {
       schema: {
-        tags: ["Users"],
+        operationId: "getUser",
+        tags: [usersTag.name],
         summary: "Get user",
+        description: "The user with its sync fields, derived from its provider connections.",
         params: UserPath,
-        response: { 200: UserRead, 404: ErrorBody, ...errors },
+        response: {
+          200: UserRead,
+          400: ErrorBody('path.user_id: must match format "uuid"'),
+          404: ErrorBody(`User with ID: ${USER_EXAMPLE.id} not found.`),
+          ...unauthorized,
+        },
       },
     },
     async (request) => toUserRead(await users.get(request.params.user_id).catch(throwAsHttpError)),

@@ -1,0 +1,102 @@
+/**
+ * Brokerage benchmarks, on PGlite and on PostgreSQL (when the local server answers):
+ * 1. `GET /v2/account` on the live host with a bearer token, as a ratio to a minimal Fastify route on the
+ *    same database that reads the same account row by the token's hash (goal ≥ 80 %);
+ * 2. the token endpoint's code exchanges per second (codes issued beforehand, each exchanged once).
+ * Usage: npm run bench brokerage   (BENCH_DURATION=seconds, BENCH_EXCHANGES=codes, BENCH_DRIVERS=pglite,postgres)
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type LoadResult, runLoad, startServerScript } from "../lib/processes.ts";
+import { writeResults } from "../lib/results.ts";
+import { type Driver, postgresAvailable, prepareBenchData, REDIRECT_URI } from "./database.ts";
+
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const durationSec = Number(process.env.BENCH_DURATION ?? 10);
+const exchanges = Number(process.env.BENCH_EXCHANGES ?? 10_000);
+const CONNECTIONS = 32;
+
+interface Row {
+  driver: Driver;
+  account: { baseline: LoadResult; service: LoadResult; ratio: number };
+  exchange: LoadResult;
+}
+
+/** Runs `exchangeLoad.ts` in its own process (the load generator never shares the server's event loop). */
+function runExchangeLoad(url: string, codesFile: string): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, here("./exchangeLoad.ts"), url], {
+      env: { ...process.env, BENCH_CODES_FILE: codesFile, BENCH_CONNECTIONS: String(CONNECTIONS) },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+    });
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`exchangeLoad exited with ${code}`));
+      resolve(JSON.parse(out.trim().split("\n").at(-1) as string));
+    });
+  });
+}
+
+function assertClean(what: string, r: LoadResult) {
+  if (r.errors || r.non2xx) throw new Error(`${what}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+}
+
+async function measure(driver: Driver): Promise<Row> {
+  process.stdout.write(`brokerage bench: preparing a token and ${exchanges} codes on ${driver}...\n`);
+  const data = await prepareBenchData(driver, exchanges);
+  const dir = mkdtempSync(join(tmpdir(), "bench-brokerage-"));
+  const codesFile = join(dir, "codes.json");
+  writeFileSync(codesFile, JSON.stringify({ ...data, redirectUri: REDIRECT_URI }));
+  const env = { BENCH_DRIVER: driver };
+  const headers = { authorization: `Bearer ${data.accessToken}` };
+  try {
+    // One server process at a time: a PGlite folder has one owner, and the two must not share the CPU.
+    const baselineServer = await startServerScript(here("./baselineServer.ts"), env);
+    const baselineUrl = `${baselineServer.info.url}/v2/account`;
+    await runLoad(baselineUrl, { durationSec: 2, headers, connections: CONNECTIONS });
+    const baseline = await runLoad(baselineUrl, { durationSec, headers, connections: CONNECTIONS });
+    await baselineServer.stop();
+
+    const serviceServer = await startServerScript(here("./serviceServer.ts"), env);
+    const serviceUrl = `${serviceServer.info.url}/v2/account`;
+    await runLoad(serviceUrl, { durationSec: 2, headers, connections: CONNECTIONS });
+    const service = await runLoad(serviceUrl, { durationSec, headers, connections: CONNECTIONS });
+    const exchange = await runExchangeLoad(serviceServer.info.url as string, codesFile);
+    await serviceServer.stop();
+
+    assertClean(`${driver} baseline`, baseline);
+    assertClean(`${driver} GET /v2/account`, service);
+    assertClean(`${driver} POST /oauth/token`, exchange);
+    return {
+      driver,
+      account: { baseline, service, ratio: Math.round((service.rps / baseline.rps) * 1000) / 1000 },
+      exchange,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
+const drivers = available.filter((d) => (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",").includes(d));
+const rows: Row[] = [];
+for (const driver of drivers) rows.push(await measure(driver));
+
+const file = writeResults("brokerage", { durationSec, connections: CONNECTIONS, exchanges, rows });
+for (const { driver, account, exchange } of rows) {
+  process.stdout.write(
+    `${driver.padEnd(8)} GET /v2/account (bearer)  service ${String(account.service.rps).padStart(6)} req/s ` +
+      `(p50 ${account.service.p50} ms, p99 ${account.service.p99} ms)  baseline ${String(account.baseline.rps).padStart(6)} req/s ` +
+      `(p50 ${account.baseline.p50} ms, p99 ${account.baseline.p99} ms)  ratio ${(account.ratio * 100).toFixed(1)} %\n` +
+      `${driver.padEnd(8)} POST /oauth/token         ${String(exchange.rps).padStart(6)} exchanges/s ` +
+      `(p50 ${exchange.p50} ms, p99 ${exchange.p99} ms, ${exchange.requests} codes)\n`,
+  );
+}
+process.stdout.write(`written ${file}\n`);

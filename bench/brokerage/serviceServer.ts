@@ -1,0 +1,7 @@
+/** The real brokerage service's live host on the benchmark database, in its own process. Prints READY {url}. */
+import { brokerageService } from "@platform/brokerage";
+import { serveServiceForBench } from "../lib/serveService.ts";
+import { type Driver, openBenchDatabase } from "./database.ts";
+
+const driver = (process.env.BENCH_DRIVER ?? "pglite") as Driver;
+await serveServiceForBench(brokerageService, await openBenchDatabase(driver));

@@ -1,0 +1,93 @@
+/**
+ * `GET /.well-known/oauth-authorization-server` (RFC 8414). The issuer is the authorization host's public
+ * origin, so the document there is the canonical one (RFC 8414 §3.3: a client checks that `issuer` is where it
+ * fetched it from); the live host serves the same document for clients that start from the API host, as the
+ * token and revocation endpoints live there.
+ */
+import type { HttpServer } from "@platform/kernel";
+import { type Static, Type } from "typebox";
+import { SCOPES } from "../../domain/scopes.ts";
+
+/** The public URLs of the endpoints, read per request (an ephemeral port is known only once listening). */
+export interface AuthorizationServerUrls {
+  issuer(): string;
+  authorizationEndpoint(): string;
+  tokenEndpoint(): string;
+  revocationEndpoint(): string;
+}
+
+const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"];
+
+const strings = (description: string) => Type.Array(Type.String(), { description });
+
+export const AuthorizationServerMetadata = Type.Object(
+  {
+    issuer: Type.String({ format: "uri" }),
+    authorization_endpoint: Type.String({ format: "uri" }),
+    token_endpoint: Type.String({ format: "uri" }),
+    revocation_endpoint: Type.String({ format: "uri" }),
+    response_types_supported: strings("Only the authorization code flow."),
+    response_modes_supported: strings("The code and state come back in the redirect URI's query."),
+    grant_types_supported: strings("Only `authorization_code`: tokens last until revoked, no refresh tokens."),
+    token_endpoint_auth_methods_supported: strings("HTTP Basic or client_id and client_secret in the body."),
+    revocation_endpoint_auth_methods_supported: strings("As at the token endpoint."),
+    scopes_supported: strings("No scope = read-only access."),
+    code_challenge_methods_supported: strings("PKCE with S256 only."),
+    authorization_response_iss_parameter_supported: Type.Boolean({
+      description: "RFC 9207: every redirect to the client carries `iss` (mix-up defence, RFC 9700 §4.4).",
+    }),
+  },
+  {
+    examples: [
+      {
+        issuer: "http://127.0.0.1:8200",
+        authorization_endpoint: "http://127.0.0.1:8200/oauth/authorize",
+        token_endpoint: "http://127.0.0.1:8201/oauth/token",
+        revocation_endpoint: "http://127.0.0.1:8201/oauth/revoke",
+        response_types_supported: ["code"],
+        response_modes_supported: ["query"],
+        grant_types_supported: ["authorization_code"],
+        token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+        revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+        scopes_supported: [...SCOPES],
+        code_challenge_methods_supported: ["S256"],
+        authorization_response_iss_parameter_supported: true,
+      },
+    ],
+  },
+);
+
+/** The metadata document for these URLs. */
+export function authorizationServerMetadata(urls: AuthorizationServerUrls): Static<typeof AuthorizationServerMetadata> {
+  return {
+    issuer: urls.issuer(),
+    authorization_endpoint: urls.authorizationEndpoint(),
+    token_endpoint: urls.tokenEndpoint(),
+    revocation_endpoint: urls.revocationEndpoint(),
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code"],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    scopes_supported: [...SCOPES],
+    code_challenge_methods_supported: ["S256"],
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+export function registerMetadataRoute(app: HttpServer, urls: AuthorizationServerUrls) {
+  app.get(
+    "/.well-known/oauth-authorization-server",
+    {
+      schema: {
+        operationId: "getAuthorizationServerMetadata",
+        tags: ["OAuth"],
+        summary: "Authorization server metadata",
+        description: "RFC 8414. The issuer is the authorization host; its copy of this document is the canonical one.",
+        security: [],
+        response: { 200: AuthorizationServerMetadata },
+      },
+    },
+    async () => authorizationServerMetadata(urls),
+  );
+}

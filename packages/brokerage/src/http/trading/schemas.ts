@@ -1,0 +1,200 @@
+/**
+ * Response schemas of the trading hosts (validation, serialisation and OpenAPI from one definition), with
+ * the anchor's field names and examples.
+ */
+import { Type } from "typebox";
+import { NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Amount = (description: string) => Type.String({ description, pattern: "^-?\\d+(\\.\\d+)?$" });
+
+/** The anchor's error body (`ModelError` in its client): an 8-digit code whose first three are the status. */
+export const ApiError = Type.Object(
+  {
+    code: Type.Integer({ description: "HTTP status followed by 10000, or a more specific 8-digit code." }),
+    message: Type.String(),
+  },
+  { examples: [{ code: 40110000, message: NOT_AUTHORIZED }] },
+);
+
+const error = (description: string, example: { code: number; message: string }) =>
+  Type.Object(ApiError.properties, { description, examples: [example] });
+
+/** The errors every trading operation can answer (authentication, scope, parameters). */
+export const tradingErrorResponses = {
+  401: error("No credentials, unknown or revoked ones, or none for this host's environment.", {
+    code: 40110000,
+    message: NOT_AUTHORIZED,
+  }),
+  403: error("The token lacks the scope the operation needs.", { code: 40310000, message: SCOPE_NOT_AUTHORIZED }),
+  422: error("A parameter is missing, malformed or out of range.", {
+    code: 42210000,
+    message: "query.limit: must be <= 500",
+  }),
+};
+
+const ACCOUNT_EXAMPLE = {
+  id: "e6fe16f3-64a4-4921-8928-cadf02f92f98",
+  account_number: "PA3PV4WUCNCC",
+  status: "ACTIVE",
+  crypto_status: "ACTIVE",
+  currency: "USD",
+  buying_power: "100000",
+  regt_buying_power: "100000",
+  daytrading_buying_power: "0",
+  effective_buying_power: "100000",
+  non_marginable_buying_power: "100000",
+  options_buying_power: "100000",
+  bod_dtbp: "0",
+  cash: "100000",
+  accrued_fees: "0",
+  pending_transfer_in: "0",
+  pending_transfer_out: "0",
+  portfolio_value: "100000",
+  pattern_day_trader: false,
+  trading_blocked: false,
+  transfers_blocked: false,
+  account_blocked: false,
+  created_at: "2026-01-05T14:03:11.421Z",
+  trade_suspended_by_user: false,
+  multiplier: "1",
+  shorting_enabled: false,
+  equity: "100000",
+  last_equity: "100000",
+  long_market_value: "0",
+  short_market_value: "0",
+  position_market_value: "0",
+  initial_margin: "0",
+  maintenance_margin: "0",
+  last_maintenance_margin: "0",
+  sma: "0",
+  daytrade_count: 0,
+  balance_asof: "2026-01-05",
+  options_approved_level: 0,
+  options_trading_level: 0,
+  intraday_adjustments: "0",
+  pending_reg_taf_fees: "0",
+};
+
+/** The anchor's account object (reference §2.3); amounts are decimal strings. */
+export const Account = Type.Object(
+  {
+    id: Type.String({ format: "uuid", description: "Account id." }),
+    account_number: Type.String(),
+    status: Type.String({ description: "ACTIVE, or another of the anchor's account statuses." }),
+    crypto_status: Type.String(),
+    currency: Type.String({ description: "USD" }),
+    buying_power: Amount("Buying power; with multiplier 1, the cash."),
+    regt_buying_power: Amount("Buying power under Regulation T."),
+    daytrading_buying_power: Amount("Buying power for day trades."),
+    effective_buying_power: Amount("Buying power in effect."),
+    non_marginable_buying_power: Amount("Buying power for non-marginable securities."),
+    options_buying_power: Amount("Buying power for options."),
+    bod_dtbp: Amount("Day-trading buying power at the beginning of the day."),
+    cash: Amount("Cash balance."),
+    accrued_fees: Amount("Fees accrued this month."),
+    pending_transfer_in: Amount("Cash on its way in."),
+    pending_transfer_out: Amount("Cash on its way out."),
+    portfolio_value: Amount("Deprecated: equals equity."),
+    pattern_day_trader: Type.Boolean(),
+    trading_blocked: Type.Boolean(),
+    transfers_blocked: Type.Boolean(),
+    account_blocked: Type.Boolean(),
+    created_at: Type.String({ format: "date-time" }),
+    trade_suspended_by_user: Type.Boolean(),
+    multiplier: Type.String({ description: "Buying power multiplier: 1 (cash account)." }),
+    shorting_enabled: Type.Boolean(),
+    equity: Amount("Cash + long_market_value + short_market_value."),
+    last_equity: Amount("Equity at the previous trading day's close."),
+    long_market_value: Amount("Market value of long positions."),
+    short_market_value: Amount("Market value of short positions."),
+    position_market_value: Amount("Market value of all positions."),
+    initial_margin: Amount("Reg T initial margin requirement."),
+    maintenance_margin: Amount("Maintenance margin requirement."),
+    last_maintenance_margin: Amount("Maintenance margin requirement of the previous trading day."),
+    sma: Amount("Special memorandum account."),
+    daytrade_count: Type.Integer({ minimum: 0 }),
+    balance_asof: Type.String({ format: "date", description: "Day the balances are of." }),
+    options_approved_level: Type.Integer({ minimum: 0 }),
+    options_trading_level: Type.Integer({ minimum: 0 }),
+    intraday_adjustments: Amount("Intraday cash adjustments."),
+    pending_reg_taf_fees: Amount("Regulatory fees not yet charged."),
+  },
+  { $id: "Account", examples: [ACCOUNT_EXAMPLE] },
+);
+
+const ORDER_EXAMPLE = {
+  id: "61e69015-8549-4bfd-b9c3-01e75843f47d",
+  client_order_id: "eb9e2aaa-f71a-4f51-b5b4-52a6c565dad4",
+  created_at: "2026-01-05T14:05:32.123Z",
+  updated_at: "2026-01-05T14:05:32.123Z",
+  submitted_at: "2026-01-05T14:05:32.100Z",
+  filled_at: null,
+  expired_at: null,
+  canceled_at: null,
+  failed_at: null,
+  replaced_at: null,
+  replaced_by: null,
+  replaces: null,
+  asset_id: "b0b6dd9d-8b9b-48a9-ba46-b9d54906e415",
+  symbol: "AAPL",
+  asset_class: "us_equity",
+  notional: null,
+  qty: "15",
+  filled_qty: "0",
+  filled_avg_price: null,
+  order_class: "simple",
+  order_type: "market",
+  type: "market",
+  side: "buy",
+  time_in_force: "day",
+  limit_price: null,
+  stop_price: null,
+  status: "new",
+  extended_hours: false,
+  legs: null,
+  trail_percent: null,
+  trail_price: null,
+  hwm: null,
+};
+
+const NullableString = (options: Parameters<typeof Type.String>[0] = {}) => Nullable(Type.String(options));
+
+/** The anchor's order object (reference §2.4). No account has orders until order placement exists. */
+export const Order = Type.Object(
+  {
+    id: Type.String({ format: "uuid" }),
+    client_order_id: Type.String(),
+    created_at: Type.String({ format: "date-time" }),
+    updated_at: NullableString({ format: "date-time" }),
+    submitted_at: NullableString({ format: "date-time" }),
+    filled_at: NullableString({ format: "date-time" }),
+    expired_at: NullableString({ format: "date-time" }),
+    canceled_at: NullableString({ format: "date-time" }),
+    failed_at: NullableString({ format: "date-time" }),
+    replaced_at: NullableString({ format: "date-time" }),
+    replaced_by: NullableString({ format: "uuid" }),
+    replaces: NullableString({ format: "uuid" }),
+    asset_id: Type.String({ format: "uuid" }),
+    symbol: Type.String(),
+    asset_class: Type.String(),
+    notional: NullableString(),
+    qty: NullableString(),
+    filled_qty: Type.String(),
+    filled_avg_price: NullableString(),
+    order_class: Type.String(),
+    order_type: Type.String({ description: "Deprecated: equals type." }),
+    type: Type.String(),
+    side: Type.String(),
+    time_in_force: Type.String(),
+    limit_price: NullableString(),
+    stop_price: NullableString(),
+    status: Type.String(),
+    extended_hours: Type.Boolean(),
+    legs: Type.Union([Type.Array(Type.Object({}, { additionalProperties: true })), Type.Null()]),
+    trail_percent: NullableString(),
+    trail_price: NullableString(),
+    hwm: NullableString(),
+  },
+  { $id: "Order", examples: [ORDER_EXAMPLE] },
+);

@@ -1,0 +1,354 @@
+/**
+ * The trading hosts over HTTP, live and paper each on its own server as the platform runs them: accounts read
+ * with OAuth tokens (issued by the real codes and tokens services) and with key pairs, the anchor's 401/403
+ * bodies and RFC 6750 challenges, scope enforcement, and `GET /v2/orders` parameters (a bad one is a
+ * documented 422, never a 500).
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import { closeGracefully, createHttpServer, createLogger, type HttpServer } from "@platform/kernel";
+import type { TestDatabase } from "@platform/kernel/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccountEnv } from "../../domain/accountNumbers.ts";
+import { toAlpacaAccount } from "../../domain/accountObject.ts";
+import type { Scope } from "../../domain/scopes.ts";
+import { createAccountsService } from "../../services/accounts.ts";
+import { type CreatedClient, createClientsService } from "../../services/clients.ts";
+import { createCodesService } from "../../services/codes.ts";
+import { createKeyPairsService } from "../../services/keyPairs.ts";
+import { createOrdersService } from "../../services/orders.ts";
+import { createTokensService } from "../../services/tokens.ts";
+import { createAccessTokensRepository } from "../../store/accessTokensRepository.ts";
+import { type AccountRow, createAccountsRepository } from "../../store/accountsRepository.ts";
+import { createAuthorizationCodesRepository } from "../../store/authorizationCodesRepository.ts";
+import { createClientsRepository } from "../../store/clientsRepository.ts";
+import { createKeyPairsRepository } from "../../store/keyPairsRepository.ts";
+import { createUsersRepository, type UserWithAccounts } from "../../store/usersRepository.ts";
+import { createBrokerageTestDatabase } from "../../testing/brokerageDatabase.ts";
+import { formatError } from "./errorFormat.ts";
+import { registerTradingApi, tradingTags } from "./tradingApi.ts";
+import { createTradingAuth, principalOf, tradingSecurity, tradingSecuritySchemes } from "./tradingAuth.ts";
+
+const REDIRECT = "http://127.0.0.1:8765/callback";
+const UNAUTHORIZED = { code: 40110000, message: "request is not authorized" };
+
+let database: TestDatabase;
+let services: ReturnType<typeof createServices>;
+const servers: HttpServer[] = [];
+const origin: Record<AccountEnv, string> = { live: "", paper: "" };
+let user: UserWithAccounts;
+let client: CreatedClient;
+
+function createServices(db: TestDatabase["db"]) {
+  const codes = createAuthorizationCodesRepository(db);
+  const accounts = createAccountsRepository(db);
+  return {
+    users: createUsersRepository(db),
+    accounts: createAccountsService({ accounts }),
+    clients: createClientsService({ clients: createClientsRepository(db) }),
+    codes: createCodesService({ codes }),
+    tokens: createTokensService({ codes, tokens: createAccessTokensRepository(db) }),
+    keyPairs: createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts }),
+    orders: createOrdersService(),
+  };
+}
+
+async function listen(app: HttpServer): Promise<string> {
+  servers.push(app);
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+}
+
+const newServer = () =>
+  createHttpServer({
+    logger: createLogger({ level: "silent" }),
+    bodyLimit: 1_048_576,
+    formatError,
+    openapi: {
+      title: "Trading API test",
+      version: "2",
+      description: "test",
+      tags: tradingTags,
+      securitySchemes: tradingSecuritySchemes,
+      security: tradingSecurity,
+    },
+  });
+
+async function startHost(env: AccountEnv): Promise<string> {
+  const app = await newServer();
+  await registerTradingApi(app, {
+    env,
+    accountForBearer: services.accounts.forAccessToken,
+    keyPairs: services.keyPairs,
+    orders: services.orders,
+  });
+  return listen(app);
+}
+
+beforeAll(async () => {
+  database = await createBrokerageTestDatabase();
+  services = createServices(database.db);
+  user = await services.users.insertWithAccounts({
+    email: "trader@example.com",
+    passwordHash: "x",
+    startingCash: "100000",
+    paperAccounts: 2,
+  });
+  client = await services.clients.create({ name: "Trading app", redirectUris: [REDIRECT] });
+  origin.live = await startHost("live");
+  origin.paper = await startHost("paper");
+});
+afterAll(async () => {
+  for (const app of servers) await closeGracefully(app, 1_000);
+  await database.drop();
+});
+
+const live = () => user.accounts[0] as AccountRow;
+const paper = (i: 0 | 1) => user.accounts[1 + i] as AccountRow;
+
+/** A real access token: a code issued for the chosen accounts, exchanged by the tokens service. */
+async function token(accounts: { live?: AccountRow; paper?: AccountRow }, scopes: Scope[] = []): Promise<string> {
+  const code = await services.codes.issue({
+    clientId: client.client_id,
+    userId: user.id,
+    redirectUri: REDIRECT,
+    scopes,
+    liveAccountId: accounts.live?.id,
+    paperAccountId: accounts.paper?.id,
+  });
+  const grant = await services.tokens.exchangeCode({ code, clientId: client.client_id, redirectUri: REDIRECT });
+  return grant.access_token;
+}
+
+const get = (env: AccountEnv, path: string, headers: Record<string, string> = {}) =>
+  fetch(`${origin[env]}${path}`, { headers });
+const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
+const keys = (k: { key_id: string; secret_key: string }) => ({
+  "APCA-API-KEY-ID": k.key_id,
+  "APCA-API-SECRET-KEY": k.secret_key,
+});
+
+async function expectUnauthorized(response: Response) {
+  expect(response.status).toBe(401);
+  expect(await response.json()).toEqual(UNAUTHORIZED);
+  expect(response.headers.get("www-authenticate")).toMatch(/^Bearer realm="brokerage"/);
+}
+
+describe("GET /v2/account with an OAuth token", () => {
+  it("reads the token's live account on the live host and its paper account on the paper host", async () => {
+    const t = await token({ live: live(), paper: paper(1) });
+    const onLive = await get("live", "/v2/account", bearer(t));
+    expect(onLive.status).toBe(200);
+    const liveAccount = await onLive.json();
+    expect(liveAccount).toEqual({ ...toAlpacaAccount(live()), balance_asof: expect.any(String) });
+    const onPaper = await get("paper", "/v2/account", bearer(t));
+    expect(onPaper.status).toBe(200);
+    const paperAccount = await onPaper.json();
+    expect(paperAccount.id).toBe(paper(1).id);
+    expect(paperAccount.account_number).toBe(paper(1).account_number);
+    expect(paperAccount).toMatchObject({ status: "ACTIVE", currency: "USD", cash: "100000", multiplier: "1" });
+  });
+
+  it("accepts the scheme in any case (RFC 7235)", async () => {
+    const t = await token({ paper: paper(0) });
+    expect((await get("paper", "/v2/account", { Authorization: `bearer ${t}` })).status).toBe(200);
+  });
+
+  it("401 on the host of an environment the token has no account for", async () => {
+    const paperOnly = await token({ paper: paper(0) });
+    await expectUnauthorized(await get("live", "/v2/account", bearer(paperOnly)));
+    const liveOnly = await token({ live: live() });
+    await expectUnauthorized(await get("paper", "/v2/account", bearer(liveOnly)));
+  });
+
+  it("401 with error=invalid_token for a revoked or unknown token, at once", async () => {
+    const t = await token({ live: live() });
+    expect((await get("live", "/v2/account", bearer(t))).status).toBe(200);
+    expect(await services.tokens.revoke(t, client.client_id)).toBe(true);
+    const revoked = await get("live", "/v2/account", bearer(t));
+    await expectUnauthorized(revoked);
+    expect(revoked.headers.get("www-authenticate")).toBe('Bearer realm="brokerage", error="invalid_token"');
+    await expectUnauthorized(await get("live", "/v2/account", bearer("A".repeat(43))));
+  });
+
+  it("401 once the token's application is revoked", async () => {
+    const other = await services.clients.create({ name: "Short-lived app", redirectUris: [REDIRECT] });
+    const code = await services.codes.issue({
+      clientId: other.client_id,
+      userId: user.id,
+      redirectUri: REDIRECT,
+      scopes: [],
+      paperAccountId: paper(0).id,
+    });
+    const grant = await services.tokens.exchangeCode({ code, clientId: other.client_id, redirectUri: REDIRECT });
+    expect((await get("paper", "/v2/account", bearer(grant.access_token))).status).toBe(200);
+    await services.clients.revoke(other.client_id);
+    await expectUnauthorized(await get("paper", "/v2/account", bearer(grant.access_token)));
+  });
+
+  it("answers the account as it is now (cash read on every request)", async () => {
+    const t = await token({ paper: paper(0) });
+    await database.db.query("UPDATE brokerage.accounts SET cash = 1234.5 WHERE id = $1", [paper(0).id]);
+    expect((await (await get("paper", "/v2/account", bearer(t))).json()).cash).toBe("1234.5");
+  });
+});
+
+describe("GET /v2/account with a key pair", () => {
+  it("reads a paper key's account on the paper host only, a live key's on the live host only", async () => {
+    const paperKey = await services.keyPairs.create({ accountId: paper(1).id });
+    const response = await get("paper", "/v2/account", keys(paperKey));
+    expect(response.status).toBe(200);
+    expect((await response.json()).id).toBe(paper(1).id);
+    await expectUnauthorized(await get("live", "/v2/account", keys(paperKey)));
+
+    const liveKey = await services.keyPairs.create({ accountId: live().id });
+    expect((await (await get("live", "/v2/account", keys(liveKey))).json()).id).toBe(live().id);
+    await expectUnauthorized(await get("paper", "/v2/account", keys(liveKey)));
+  });
+
+  it("401 for a wrong secret, an unknown key, or a key id without its secret", async () => {
+    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    await expectUnauthorized(await get("paper", "/v2/account", keys({ ...k, secret_key: "x".repeat(40) })));
+    await expectUnauthorized(await get("paper", "/v2/account", keys({ ...k, key_id: `PK${"A".repeat(18)}` })));
+    await expectUnauthorized(await get("paper", "/v2/account", { "APCA-API-KEY-ID": k.key_id }));
+    await expectUnauthorized(await get("paper", "/v2/account", { "APCA-API-SECRET-KEY": k.secret_key }));
+  });
+});
+
+describe("requests that are not authorized", () => {
+  it.each([
+    ["no credentials", {}],
+    ["an empty Authorization", { Authorization: "" }],
+    ["Basic credentials", { Authorization: "Basic dXNlcjpwYXNz" }],
+    ["Bearer without a token", { Authorization: "Bearer" }],
+    ["a token with a space", { Authorization: "Bearer abc def" }],
+    ["a token with odd characters", { Authorization: "Bearer abc<script>" }],
+    ["an oversized token", { Authorization: `Bearer ${"a".repeat(5_000)}` }],
+  ])("401 for %s", async (_label, headers) => {
+    await expectUnauthorized(await get("live", "/v2/account", headers as Record<string, string>));
+  });
+
+  it("401 for a token and a key pair at once (one way of authenticating per request)", async () => {
+    const t = await token({ paper: paper(0) });
+    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    await expectUnauthorized(await get("paper", "/v2/account", { ...bearer(t), ...keys(k) }));
+  });
+
+  it("authenticates before validating: bad parameters without credentials are a 401", async () => {
+    await expectUnauthorized(await get("paper", "/v2/orders?limit=nope"));
+  });
+
+  it("404 in the anchor's format for an unknown path", async () => {
+    const response = await get("paper", "/v2/nope");
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 40410000, message: expect.any(String) });
+  });
+});
+
+describe("scopes", () => {
+  /** The hook on a write route: the first write routes come with orders (issue 15); their scope rule is here. */
+  let scopedOrigin: string;
+  beforeAll(async () => {
+    const app = await newServer();
+    await app.register(async (plugin) => {
+      const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
+      api.addHook(
+        "onRequest",
+        createTradingAuth({
+          env: "paper",
+          accountForBearer: services.accounts.forAccessToken,
+          keyPairs: services.keyPairs,
+        }),
+      );
+      api.post("/v2/orders", async (request) => ({ via: principalOf(request).via }));
+      api.get("/v2/orders/:id", async (request) => ({ via: principalOf(request).via }));
+      api.patch("/v2/account/configurations", async () => ({}));
+    });
+    scopedOrigin = await listen(app);
+  });
+  const call = (method: string, path: string, headers: Record<string, string>) =>
+    fetch(`${scopedOrigin}${path}`, { method, headers });
+
+  it("403 with the anchor's body and an insufficient_scope challenge for a write the token may not do", async () => {
+    const readOnly = await token({ paper: paper(0) });
+    const response = await call("POST", "/v2/orders", bearer(readOnly));
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ code: 40310000, message: "token is not authorized for this scope" });
+    expect(response.headers.get("www-authenticate")).toBe(
+      'Bearer realm="brokerage", error="insufficient_scope", scope="trading"',
+    );
+    expect((await call("GET", "/v2/orders/x", bearer(readOnly))).status).toBe(200);
+    expect((await call("PATCH", "/v2/account/configurations", bearer(readOnly))).status).toBe(403);
+  });
+
+  it("lets a token with the scope, and a key pair (every scope), write", async () => {
+    const trading = await token({ paper: paper(0) }, ["trading"]);
+    const response = await call("POST", "/v2/orders", bearer(trading));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ via: "oauth" });
+    expect((await call("PATCH", "/v2/account/configurations", bearer(trading))).status).toBe(403);
+    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    expect(await (await call("POST", "/v2/orders", keys(k))).json()).toEqual({ via: "key" });
+  });
+});
+
+describe("GET /v2/orders", () => {
+  let paperToken: string;
+  let liveToken: string;
+  beforeAll(async () => {
+    paperToken = await token({ paper: paper(0) });
+    liveToken = await token({ live: live() });
+  });
+
+  it("answers an empty list on both hosts (no order can be placed yet)", async () => {
+    for (const [env, t] of [
+      ["paper", paperToken],
+      ["live", liveToken],
+    ] as const) {
+      const response = await get(env, "/v2/orders", bearer(t));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual([]);
+    }
+  });
+
+  it("accepts every anchor parameter, and ignores unknown ones", async () => {
+    const query = new URLSearchParams({
+      status: "all",
+      limit: "500",
+      after: "2026-01-01T00:00:00Z",
+      until: "2026-02-01",
+      direction: "asc",
+      nested: "true",
+      side: "sell",
+      symbols: "AAPL, BRK.B,BTC/USD",
+      asset_class: "us_equity",
+    });
+    const response = await get("paper", `/v2/orders?${query}`, bearer(paperToken));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual([]);
+  });
+
+  it.each([
+    "status=bogus",
+    "status=open&status=closed",
+    "limit=0",
+    "limit=501",
+    "limit=abc",
+    "limit=1.5",
+    "direction=sideways",
+    "side=hold",
+    "nested=maybe",
+    "after=yesterday",
+    "after=2026-13-45",
+    "until=2026-02-30T25:00:00Z",
+    `after=${"9".repeat(100)}`,
+    "symbols=AAPL;DROP",
+    "symbols=",
+    `symbols=${"AAPL,".repeat(1000)}AAPL`,
+  ])("422 with 42210000 for %s", async (query) => {
+    const response = await get("paper", `/v2/orders?${query}`, bearer(paperToken));
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body).toEqual({ code: 42210000, message: expect.stringMatching(/^query\./) });
+  });
+});

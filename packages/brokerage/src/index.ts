@@ -1,0 +1,166 @@
+/**
+ * The brokerage (Alpaca compatible): an OAuth 2.0 authorization server ("Alpaca Connect") and the trading
+ * API v2 of end users' live and paper accounts, on three hosts as at the anchor:
+ * - the authorization host (`BROKERAGE_AUTH_PORT`, 8200): login and consent pages, `/oauth/authorize`, the
+ *   applications a user authorized;
+ * - the live API (`BROKERAGE_LIVE_PORT`, 8201, the main host): `/v2/…`, and the token endpoint
+ *   `POST /oauth/token` with `/oauth/revoke` and the authorization server metadata;
+ * - the paper API (`BROKERAGE_PAPER_PORT`, 8202): `/v2/…`.
+ *
+ * A request goes route (`http/`) → service (`services/`) → repository (`store/`); everything the hosts share
+ * (services, the login throttle's counters) is created once in `createBrokerage(context)`.
+ */
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import {
+  createHttpServer,
+  createRateCounter,
+  type DemoCredentials,
+  type ErrorFormatter,
+  type HttpServer,
+  loadMigrations,
+  type OperatorCommand,
+  type PlatformContext,
+  type ServiceDefinition,
+  type ServiceInstance,
+} from "@platform/kernel";
+import { registerApplicationsPage } from "./http/auth/applications.ts";
+import { registerAuthorizationPages } from "./http/auth/authorize.ts";
+import { registerMetadataRoute } from "./http/oauth/metadata.ts";
+import { registerRevocationRoute } from "./http/oauth/revoke.ts";
+import { registerTokenRoute } from "./http/oauth/token.ts";
+import { formatError as formatTradingError } from "./http/trading/errorFormat.ts";
+import { registerTradingApi, tradingTags } from "./http/trading/tradingApi.ts";
+import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingAuth.ts";
+import { createOperatorCommands } from "./operators.ts";
+import { type BrokerageServices, createBrokerageServices } from "./services/index.ts";
+
+export type BrokerageHost = "auth" | "live" | "paper";
+
+export interface Brokerage extends ServiceInstance {
+  services: BrokerageServices;
+  operatorCommands: Readonly<Record<string, OperatorCommand>>;
+  /** Public origin of a host: the configured one, or where its server listens. */
+  originOf(host: BrokerageHost): string;
+}
+
+/** Non-page errors of the authorization host (e.g. its JSON metadata) in the OAuth error shape. */
+const formatAuthHostError: ErrorFormatter = (error) => ({
+  statusCode: error.statusCode,
+  body: { error: error.statusCode >= 500 ? "server_error" : "invalid_request", error_description: error.message },
+});
+
+export async function createBrokerage(context: PlatformContext): Promise<Brokerage> {
+  const { config, db, logger } = context;
+  const log = logger.child({ service: "brokerage" });
+  // Failed-login counters: in Redis with several instances (REDIS_URL), so a throttle holds across them.
+  const loginFailures = createRateCounter(config.redisUrl);
+  const services = createBrokerageServices({ db, loginFailures });
+  const listening = new Map<BrokerageHost, HttpServer>();
+
+  const originOf = (host: BrokerageHost): string => {
+    const configured = host === "auth" ? config.brokerageAuthUrl : host === "live" ? config.brokerageLiveUrl : undefined;
+    if (configured) return configured.replace(/\/+$/, "");
+    const address = listening.get(host)?.server.address();
+    const fallback = { auth: config.brokerageAuthPort, live: config.brokerageLivePort, paper: config.brokeragePaperPort };
+    const port = typeof address === "object" && address ? address.port : fallback[host];
+    return `http://${config.publicHost ?? config.host}:${port}`;
+  };
+  const urls = {
+    issuer: () => originOf("auth"),
+    authorizationEndpoint: () => `${originOf("auth")}/oauth/authorize`,
+    tokenEndpoint: () => `${originOf("live")}/oauth/token`,
+    revocationEndpoint: () => `${originOf("live")}/oauth/revoke`,
+  };
+
+  async function createServer(hostName?: string): Promise<HttpServer> {
+    const host = (hostName ?? "live") as BrokerageHost;
+    const app = await createHttpServer({
+      logger: log.child({ host }),
+      bodyLimit: config.bodyLimit,
+      formatError: host === "auth" ? formatAuthHostError : formatTradingError,
+      openapi: {
+        title: host === "auth" ? "Brokerage authorization" : `Brokerage trading API v2 (${host})`,
+        version: "2.0.0",
+        description:
+          host === "auth"
+            ? "OAuth 2.0 authorization endpoint and pages (Alpaca Connect compatible)."
+            : `Trading API v2 of ${host} accounts, with OAuth 2.0 bearer tokens or key pairs; Alpaca compatible.`,
+        ...(host === "auth"
+          ? {}
+          : { securitySchemes: tradingSecuritySchemes, security: tradingSecurity, tags: tradingTags }),
+      },
+    });
+    const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+    if (host === "auth") {
+      // First: it sets the pages' security headers (CSP, frame-ancestors) on every answer of this host.
+      registerAuthorizationPages(typed, { services, urls });
+      registerApplicationsPage(typed, { services, urls });
+      registerMetadataRoute(typed, urls);
+    } else {
+      if (host === "live") {
+        registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients });
+        registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients });
+        registerMetadataRoute(typed, urls);
+      }
+      await registerTradingApi(typed, {
+        env: host,
+        accountForBearer: services.accounts.forAccessToken,
+        keyPairs: services.keyPairs,
+        orders: services.orders,
+      });
+    }
+    listening.set(host, app);
+    app.addHook("onClose", async () => {
+      listening.delete(host);
+    });
+    return app;
+  }
+
+  const operatorCommands = createOperatorCommands({ db, config });
+  return {
+    services,
+    operatorCommands,
+    originOf,
+    createServer,
+    async seedDemo(): Promise<DemoCredentials | undefined> {
+      const seeded = await operatorCommands.seedDemo({});
+      if (!seeded) return undefined;
+      const s = seeded as { email: string; password: string; client_id: string; client_secret: string; redirect_uri: string };
+      const authorize = new URL(urls.authorizationEndpoint());
+      authorize.search = new URLSearchParams({
+        response_type: "code",
+        client_id: s.client_id,
+        redirect_uri: s.redirect_uri,
+        state: "demo",
+        scope: "trading data",
+      }).toString();
+      return {
+        title: "Brokerage demo, created on this first start",
+        lines: [
+          ["user", s.email],
+          ["password", s.password],
+          ["client_id", s.client_id],
+          ["client_secret", s.client_secret],
+          ["redirect_uri", s.redirect_uri],
+          ["authorize", authorize.toString()],
+        ],
+      };
+    },
+    close: () => loginFailures.close(),
+  };
+}
+
+export const brokerageService: ServiceDefinition<Brokerage> = {
+  name: "brokerage",
+  title: "Brokerage live trading API (+ OAuth token endpoint)",
+  migrations: loadMigrations("brokerage", new URL("../migrations", import.meta.url).pathname),
+  port: (config) => config.brokerageLivePort,
+  basePath: "",
+  hosts: [
+    { name: "auth", title: "Brokerage authorization pages", port: (c) => c.brokerageAuthPort, basePath: "" },
+    { name: "paper", title: "Brokerage paper trading API", port: (c) => c.brokeragePaperPort, basePath: "" },
+  ],
+  // Applications authenticate with OAuth tokens or operator-issued key pairs, not the platform's API keys.
+  usesApiKeys: false,
+  create: createBrokerage,
+};
