@@ -58,10 +58,15 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
   const listening = new Map<BrokerageHost, HttpServer>();
 
   const originOf = (host: BrokerageHost): string => {
-    const configured = host === "auth" ? config.brokerageAuthUrl : host === "live" ? config.brokerageLiveUrl : undefined;
+    const configured =
+      host === "auth" ? config.brokerageAuthUrl : host === "live" ? config.brokerageLiveUrl : undefined;
     if (configured) return configured.replace(/\/+$/, "");
     const address = listening.get(host)?.server.address();
-    const fallback = { auth: config.brokerageAuthPort, live: config.brokerageLivePort, paper: config.brokeragePaperPort };
+    const fallback = {
+      auth: config.brokerageAuthPort,
+      live: config.brokerageLivePort,
+      paper: config.brokeragePaperPort,
+    };
     const port = typeof address === "object" && address ? address.port : fallback[host];
     return `http://${config.publicHost ?? config.host}:${port}`;
   };
@@ -125,7 +130,13 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     async seedDemo(): Promise<DemoCredentials | undefined> {
       const seeded = await operatorCommands.seedDemo({});
       if (!seeded) return undefined;
-      const s = seeded as { email: string; password: string; client_id: string; client_secret: string; redirect_uri: string };
+      const s = seeded as {
+        email: string;
+        password: string;
+        client_id: string;
+        client_secret: string;
+        redirect_uri: string;
+      };
       const authorize = new URL(urls.authorizationEndpoint());
       authorize.search = new URLSearchParams({
         response_type: "code",

@@ -5,7 +5,12 @@ import { crosschainService } from "@platform/crosschain";
 import type { ServiceDefinition } from "@platform/kernel";
 import { wearablesService } from "@platform/wearables";
 
-export const allServices: ServiceDefinition[] = [wearablesService, crosschainService, brokerageService, chainstatsService];
+export const allServices: ServiceDefinition[] = [
+  wearablesService,
+  crosschainService,
+  brokerageService,
+  chainstatsService,
+];
 
 export const serviceNames = () => allServices.map((s) => s.name);
 

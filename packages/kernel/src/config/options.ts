@@ -198,7 +198,8 @@ export const options = {
     default: "100000",
     description: "Cash (USD) a new account starts with.",
     parse: (raw) => {
-      if (!/^\d{1,12}(\.\d{1,2})?$/.test(raw.trim())) throw new ConfigError("must be an amount such as 100000 or 2500.50");
+      if (!/^\d{1,12}(\.\d{1,2})?$/.test(raw.trim()))
+        throw new ConfigError("must be an amount such as 100000 or 2500.50");
       return raw.trim();
     },
   }),

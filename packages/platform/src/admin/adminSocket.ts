@@ -12,13 +12,7 @@ import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
 import type { Server } from "node:net";
 import { join } from "node:path";
-import {
-  type ApiKeyStore,
-  type Config,
-  type OperatorCommand,
-  OperatorInputError,
-  toHttpError,
-} from "@platform/kernel";
+import { type ApiKeyStore, type Config, type OperatorCommand, OperatorInputError, toHttpError } from "@platform/kernel";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { keyPlanFor, serviceNames } from "../services.ts";
 
