@@ -2,6 +2,7 @@
  * Chain statistics (Etherscan API V2 `module=stats` compatible): a block indexer per chain with daily
  * rollups (`jobs/`), and `GET /v2/api` + `GET /v2/chainlist` over them (`http/`).
  */
+import { setMaxListeners } from "node:events";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import { createBlockFetcher } from "@platform/chains";
 import {
@@ -106,6 +107,8 @@ export function createIndexers(
 /** Runs every indexer until `stop()`, which waits for each to finish its current window. */
 function startIndexers(indexers: ChainIndexer[]): BackgroundJob {
   const controller = new AbortController();
+  // Every chain's loop waits on this one signal (a listener each while it waits): not a leak.
+  setMaxListeners(0, controller.signal);
   const runs = indexers.map((indexer) => indexer.run(controller.signal));
   return {
     status: () => toJobStatus({ indexers: indexers.map((i) => i.status) }),

@@ -5,6 +5,7 @@
  * hashes and the checkpoint in one transaction. Polls every CROSSCHAIN_POLL_MS (200 ms by default), so a
  * deposit is visible well under a second after its block.
  */
+import { setMaxListeners } from "node:events";
 import {
   type BlockFetcher,
   type ChainBlock,
@@ -172,6 +173,8 @@ export function startSpokePoolIndexers(p: {
   onStored?: () => void;
 }) {
   const controller = new AbortController();
+  // Every chain's loop waits on this one signal (a listener each while it waits): not a leak.
+  setMaxListeners(0, controller.signal);
   const store = createIndexerStore(p.db);
   const integratorIds = createIntegratorIdStore(p.db);
   const pool = createReaderThreadPool({ threads: p.config.crosschainReaderThreads });

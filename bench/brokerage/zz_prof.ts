@@ -1,0 +1,11 @@
+import { spawn } from "node:child_process";
+import { runLoad } from "../lib/processes.ts";
+import { prepareBenchData } from "./database.ts";
+const data = await prepareBenchData("postgres", 1);
+const child = spawn(process.execPath, ["--cpu-prof", "--cpu-prof-dir=/tmp/prof", "--import", "tsx", `/work/main/bench/brokerage/${process.env.WHICH ?? "serviceServer"}.ts`], { env: { ...process.env, BENCH_DRIVER: "postgres" }, stdio: ["ignore", "pipe", "inherit"] });
+const url: string = await new Promise((r) => child.stdout.on("data", (c) => { const m = /READY (.*)/.exec(String(c)); if (m) r(JSON.parse(m[1] as string).url); }));
+const headers = { authorization: `Bearer ${data.accessToken}` };
+await runLoad(`${url}/v2/account`, { durationSec: 2, headers });
+console.log(await runLoad(`${url}/v2/account`, { durationSec: 8, headers }));
+child.kill("SIGTERM");
+await new Promise((r) => child.on("exit", r));
