@@ -175,3 +175,6 @@ export const brokerageService: ServiceDefinition<Brokerage> = {
   usesApiKeys: false,
   create: createBrokerage,
 };
+
+/** The trading hosts' bearer statement, for the benchmark's baseline (bench/brokerage). */
+export { ACCOUNT_FOR_TOKEN_SQL } from "./store/accountsRepository.ts";

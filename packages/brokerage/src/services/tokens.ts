@@ -1,8 +1,9 @@
 /**
  * Access tokens: the authorization code grant's exchange (RFC 6749 §4.1.3, RFC 7636, RFC 9700 §2.1.1 and
- * §4.8), bearer verification for the trading hosts (RFC 6750), revocation by the client (RFC 7009) and by
- * the user (the authorized applications page). Tokens are 256 random bits, stored as hashes only, valid
- * until revoked (as Alpaca's: no expiry, no refresh token), bound to at most one live and one paper account.
+ * §4.8), what a bearer token grants (RFC 6750; the trading hosts read it together with the account, in the
+ * accounts service), revocation by the client (RFC 7009) and by the user (the authorized applications page).
+ * Tokens are 256 random bits, stored as hashes only, valid until revoked (as Alpaca's: no expiry, no refresh
+ * token), bound to at most one live and one paper account.
  *
  * Callers authenticate the client first (`http/oauth/clientAuthentication.ts`): `clientId` here is always
  * the client the request proved to be.
@@ -77,7 +78,8 @@ function checkPkce(challenge: string | null, verifier: string | undefined) {
   if (!verifierMatchesChallenge(verifier, challenge)) throw invalidGrant("code_verifier does not match code_challenge");
 }
 
-export function groupAuthorizedApps(rows: readonly AuthorizedAccountRow[]): AuthorizedApp[] {
+/** One entry per application, from the rows of its active tokens (newest first). */
+function groupAuthorizedApps(rows: readonly AuthorizedAccountRow[]): AuthorizedApp[] {
   const apps = new Map<string, AuthorizedApp & { scopeSet: Set<string> }>();
   for (const row of rows) {
     let app = apps.get(row.client_id);

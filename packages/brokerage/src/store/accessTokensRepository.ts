@@ -25,9 +25,11 @@ export interface AuthorizedAccountRow {
 }
 
 /**
- * The hot path of every bearer request: the token's grant by the token's hash (unique index), if neither the
- * token nor its client is revoked. A lookup by a 256-bit hash needs no constant-time comparison: its timing
- * says nothing about a token nobody can derive from the hash.
+ * What makes a token active: found by its hash (unique index), neither it nor its client revoked. The client
+ * is checked on every read, not only when it is revoked, so a token issued while its client was being revoked
+ * dies with the client all the same. The trading hosts apply the same rule in the one statement that also
+ * reads the account (`accountsRepository.ts`). A lookup by a 256-bit hash needs no constant-time comparison:
+ * its timing says nothing about a token nobody can derive from the hash.
  */
 export const FIND_ACTIVE_TOKEN_SQL = `
   SELECT t.id, t.client_id, t.user_id, t.scope, t.live_account_id, t.paper_account_id

@@ -37,7 +37,8 @@ const accountForTokenSql = (env: AccountEnv) => `
   JOIN brokerage.oauth_clients c ON c.client_id = t.client_id
   JOIN brokerage.accounts a ON a.id = t.${env}_account_id
   WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL AND a.env = '${env}'`;
-const ACCOUNT_FOR_TOKEN_SQL = { live: accountForTokenSql("live"), paper: accountForTokenSql("paper") } as const;
+/** Exported for the benchmark, whose baseline runs exactly this statement. */
+export const ACCOUNT_FOR_TOKEN_SQL = { live: accountForTokenSql("live"), paper: accountForTokenSql("paper") } as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

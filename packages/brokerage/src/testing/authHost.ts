@@ -3,51 +3,18 @@
  * starts it (every host on an ephemeral port, a fresh database), with helpers to create users and clients and
  * a small HTTP client that keeps cookies and does not follow redirects, as a browser session would.
  */
-import { createHttpServer, createLogger, createMemoryRateCounter } from "@platform/kernel";
-import { registerApplicationsPage } from "../http/auth/applications.ts";
-import { registerAuthorizationPages } from "../http/auth/authorize.ts";
-import { createAuthorizationService } from "../services/authorization.ts";
-import { createClientsService } from "../services/clients.ts";
-import { createCodesService } from "../services/codes.ts";
-import { createLoginThrottle } from "../services/loginThrottle.ts";
-import { createSessionsService } from "../services/sessions.ts";
-import { createTokensService } from "../services/tokens.ts";
-import { createUsersService } from "../services/users.ts";
-import { createAccessTokensRepository } from "../store/accessTokensRepository.ts";
-import { createAccountsRepository } from "../store/accountsRepository.ts";
-import { createAuthorizationCodesRepository } from "../store/authorizationCodesRepository.ts";
-import { createClientsRepository } from "../store/clientsRepository.ts";
-import { createSessionsRepository } from "../store/sessionsRepository.ts";
-import { createUsersRepository, type UserWithAccounts } from "../store/usersRepository.ts";
-import { createBrokerageTestDatabase } from "./brokerageDatabase.ts";
+import { startTestService } from "@platform/kernel/testing";
+import { brokerageService } from "../index.ts";
+import type { BrokerageServices } from "../services/index.ts";
+import type { UserWithAccounts } from "../store/usersRepository.ts";
 import { parseForms } from "./formAgent.ts";
 
 export const PASSWORD = "correct horse battery staple";
 
-// TEMPORARY wiring until services/index.ts exists: then startTestService(brokerageService).
-async function createServices(db: Awaited<ReturnType<typeof createBrokerageTestDatabase>>["db"]) {
-  const codesRepository = createAuthorizationCodesRepository(db);
-  const clients = createClientsService({ clients: createClientsRepository(db) });
-  const codes = createCodesService({ codes: codesRepository });
-  const counter = createMemoryRateCounter();
-  return {
-    counter,
-    services: {
-      users: createUsersService({ users: createUsersRepository(db) }),
-      clients,
-      codes,
-      tokens: createTokensService({ codes: codesRepository, tokens: createAccessTokensRepository(db) }),
-      sessions: createSessionsService({ sessions: createSessionsRepository(db) }),
-      loginThrottle: createLoginThrottle({ counter }),
-      authorization: createAuthorizationService({ clients, accounts: createAccountsRepository(db), codes }),
-    },
-  };
-}
-
 export interface AuthHost {
   /** Origin of the authorization host. */
   url: string;
-  services: Awaited<ReturnType<typeof createServices>>["services"];
+  services: BrokerageServices;
   /** A user with one live and `paperAccounts` paper accounts, whose password is {@link PASSWORD}. */
   createUser(paperAccounts?: number): Promise<UserWithAccounts>;
   close(): Promise<void>;
@@ -58,26 +25,11 @@ export async function startAuthHost({
 }: {
   config?: { brokerageAuthUrl?: string };
 } = {}): Promise<AuthHost> {
-  const database = await createBrokerageTestDatabase();
-  const { services, counter } = await createServices(database.db);
-  const app = await createHttpServer({
-    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? "silent" }),
-    bodyLimit: 1_048_576,
-    formatError: (error) => ({
-      statusCode: error.statusCode,
-      body: { error: "invalid_request", error_description: error.message },
-    }),
-    openapi: { title: "auth", version: "1", description: "auth" },
-  });
-  let url = "";
-  const deps = { services, urls: { issuer: () => config.brokerageAuthUrl ?? url } };
-  registerAuthorizationPages(app, deps);
-  registerApplicationsPage(app, deps);
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const s = await startTestService(brokerageService, { config });
+  const { services } = s.instance;
   let users = 0;
   return {
-    url,
+    url: s.urls.auth as string,
     services,
     createUser: (paperAccounts = 1) =>
       services.users.create({
@@ -86,11 +38,7 @@ export async function startAuthHost({
         paperAccounts,
         startingCash: "100000",
       }),
-    async close() {
-      await app.close();
-      await counter.close();
-      await database.drop();
-    },
+    close: () => s.close(),
   };
 }
 
