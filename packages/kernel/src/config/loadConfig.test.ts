@@ -9,7 +9,7 @@ describe("loadConfig", () => {
     const config = loadConfig({ env: {} });
     expect(config.wearablesPort).toBe(8000);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.services).toEqual(["wearables", "crosschain", "chainstats"]);
+    expect(config.services).toEqual(["wearables", "crosschain", "brokerage", "chainstats"]);
     expect(config.chainRpcUrls).toEqual({});
   });
 

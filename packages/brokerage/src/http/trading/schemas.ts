@@ -3,6 +3,7 @@
  * the anchor's field names and examples.
  */
 import { Type } from "typebox";
+import { toAlpacaAccount } from "../../domain/accountObject.ts";
 import { NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -33,48 +34,18 @@ export const tradingErrorResponses = {
   }),
 };
 
-const ACCOUNT_EXAMPLE = {
-  id: "e6fe16f3-64a4-4921-8928-cadf02f92f98",
-  account_number: "PA3PV4WUCNCC",
-  status: "ACTIVE",
-  crypto_status: "ACTIVE",
-  currency: "USD",
-  buying_power: "100000",
-  regt_buying_power: "100000",
-  daytrading_buying_power: "0",
-  effective_buying_power: "100000",
-  non_marginable_buying_power: "100000",
-  options_buying_power: "100000",
-  bod_dtbp: "0",
-  cash: "100000",
-  accrued_fees: "0",
-  pending_transfer_in: "0",
-  pending_transfer_out: "0",
-  portfolio_value: "100000",
-  pattern_day_trader: false,
-  trading_blocked: false,
-  transfers_blocked: false,
-  account_blocked: false,
-  created_at: "2026-01-05T14:03:11.421Z",
-  trade_suspended_by_user: false,
-  multiplier: "1",
-  shorting_enabled: false,
-  equity: "100000",
-  last_equity: "100000",
-  long_market_value: "0",
-  short_market_value: "0",
-  position_market_value: "0",
-  initial_margin: "0",
-  maintenance_margin: "0",
-  last_maintenance_margin: "0",
-  sma: "0",
-  daytrade_count: 0,
-  balance_asof: "2026-01-05",
-  options_approved_level: 0,
-  options_trading_level: 0,
-  intraday_adjustments: "0",
-  pending_reg_taf_fees: "0",
-};
+/** The example is the real shaping of an example row (one source for the fields and their formats). */
+const ACCOUNT_EXAMPLE = toAlpacaAccount(
+  {
+    id: "e6fe16f3-64a4-4921-8928-cadf02f92f98",
+    account_number: "PA3PV4WUCNCC",
+    status: "ACTIVE",
+    currency: "USD",
+    cash: "100000.00",
+    created_at: new Date("2026-01-05T14:03:11.421Z"),
+  },
+  new Date("2026-01-06T03:00:00Z"),
+);
 
 /** The anchor's account object (reference §2.3); amounts are decimal strings. */
 export const Account = Type.Object(
