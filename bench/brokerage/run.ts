@@ -3,8 +3,10 @@
  * 1. `GET /v2/account` on the live host with a bearer token, as a ratio to a minimal Fastify route on the
  *    same database that reads the same account row by the token's hash with the service's statement (goal
  *    ≥ 80 %); and, for information, to one that runs the least SQL finding that row (token and account);
- * 2. the token endpoint's code exchanges per second (codes issued beforehand, each exchanged once).
- * Usage: npm run bench brokerage   (BENCH_DURATION=seconds, BENCH_EXCHANGES=codes, BENCH_DRIVERS=pglite,postgres)
+ * 2. the token endpoint's code exchanges per second (codes issued beforehand, each exchanged once);
+ * 3. the exchange's matching rate in-process (`matching.ts`: orders/s, goal ≥ 200k, against a plain sorted array).
+ * Usage: npm run bench brokerage   (BENCH_DURATION=seconds, BENCH_EXCHANGES=codes, BENCH_DRIVERS=pglite,postgres,
+ * BENCH_PARTS=account (1 and 2) and/or matching; BENCH_MATCHING_ORDERS, BENCH_MATCHING_DEPTH, BENCH_MATCHING_ROUNDS)
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { type LoadResult, runLoad, startServerScript } from "../lib/processes.ts";
 import { writeResults } from "../lib/results.ts";
 import { type Driver, postgresAvailable, prepareBenchData, REDIRECT_URI } from "./database.ts";
+import { matchingBenchmark } from "./matching.ts";
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -105,21 +108,41 @@ async function measure(driver: Driver): Promise<Row> {
   }
 }
 
-const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
-const drivers = available.filter((d) => (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",").includes(d));
-const rows: Row[] = [];
-for (const driver of drivers) rows.push(await measure(driver));
+// BENCH_PARTS selects parts: account (GET /v2/account and token exchanges) and/or matching.
+const parts = (process.env.BENCH_PARTS ?? "account,matching").split(",");
 
-const file = writeResults("brokerage", { durationSec, connections: CONNECTIONS, exchanges, rows });
-for (const { driver, account, exchange } of rows) {
+if (parts.includes("account")) {
+  const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
+  const drivers = available.filter((d) => (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",").includes(d));
+  const rows: Row[] = [];
+  for (const driver of drivers) rows.push(await measure(driver));
+
+  const file = writeResults("brokerage", { durationSec, connections: CONNECTIONS, exchanges, rows });
+  for (const { driver, account, exchange } of rows) {
+    process.stdout.write(
+      `${driver.padEnd(8)} GET /v2/account (bearer)  service ${String(account.service.rps).padStart(6)} req/s ` +
+        `(p50 ${account.service.p50} ms, p99 ${account.service.p99} ms)  baseline ${String(account.baseline.rps).padStart(6)} req/s ` +
+        `(p50 ${account.baseline.p50} ms, p99 ${account.baseline.p99} ms)  ratio ${(account.ratio * 100).toFixed(1)} %\n` +
+        `${driver.padEnd(8)}   minimal SQL baseline ${String(account.minimalBaseline.rps).padStart(6)} req/s ` +
+        `(p50 ${account.minimalBaseline.p50} ms, p99 ${account.minimalBaseline.p99} ms)  ratio ${(account.ratioToMinimal * 100).toFixed(1)} %\n` +
+        `${driver.padEnd(8)} POST /oauth/token         ${String(exchange.rps).padStart(6)} exchanges/s ` +
+        `(p50 ${exchange.p50} ms, p99 ${exchange.p99} ms, ${exchange.requests} codes)\n`,
+    );
+  }
+  process.stdout.write(`written ${file}\n`);
+}
+
+if (parts.includes("matching")) {
+  process.stdout.write("brokerage bench: matching a pre-generated order flow in-process...\n");
+  const matching = matchingBenchmark();
+  const file = writeResults("brokerage", { matching });
+  const { mixed, baseline, full } = matching;
   process.stdout.write(
-    `${driver.padEnd(8)} GET /v2/account (bearer)  service ${String(account.service.rps).padStart(6)} req/s ` +
-      `(p50 ${account.service.p50} ms, p99 ${account.service.p99} ms)  baseline ${String(account.baseline.rps).padStart(6)} req/s ` +
-      `(p50 ${account.baseline.p50} ms, p99 ${account.baseline.p99} ms)  ratio ${(account.ratio * 100).toFixed(1)} %\n` +
-      `${driver.padEnd(8)}   minimal SQL baseline ${String(account.minimalBaseline.rps).padStart(6)} req/s ` +
-      `(p50 ${account.minimalBaseline.p50} ms, p99 ${account.minimalBaseline.p99} ms)  ratio ${(account.ratioToMinimal * 100).toFixed(1)} %\n` +
-      `${driver.padEnd(8)} POST /oauth/token         ${String(exchange.rps).padStart(6)} exchanges/s ` +
-      `(p50 ${exchange.p50} ms, p99 ${exchange.p99} ms, ${exchange.requests} codes)\n`,
+    `matching mixed (limit/market/cancel)  ${String(mixed.ordersPerSec).padStart(8)} orders/s (${mixed.fills} fills, ` +
+      `${mixed.restingAtEnd} resting at the end)  sorted-array baseline ${String(baseline.ordersPerSec).padStart(8)} orders/s ` +
+      `(${baseline.fills} fills)  ratio ${(matching.ratio * 100).toFixed(1)} %  goal ≥ 200000: ${mixed.ordersPerSec >= 200_000 ? "met" : "NOT met"}\n` +
+      `matching full (+stops, replaces, expiry, market maker requoting) ${String(full.ordersPerSec).padStart(8)} orders/s ` +
+      `(${full.events} events)  [${matching.commands} commands, ${matching.depth} resting at start, median of ${matching.rounds}]\n` +
+      `written ${file}\n`,
   );
 }
-process.stdout.write(`written ${file}\n`);
