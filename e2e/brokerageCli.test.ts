@@ -1,14 +1,6 @@
-/**
- * `platform brokerage …` as an operator runs it: users, OAuth clients and key pairs, created while the
- * platform runs (through its admin socket) and after it stopped (on the opened database); a created key pair
- * reads its account on the paper host; the demo user and client are printed on the first start only.
- * Runs on PGlite, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
- */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -47,25 +39,6 @@ const brokerage = (args: string[]) => runPlatform(["brokerage", ...args], env);
 function json<T>(result: CommandResult): T {
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as T;
-}
-
-/** Runs `platform <args>` with `input` on its standard input. */
-function runWithInput(args: string[], input: string): Promise<CommandResult> {
-  const bin = fileURLToPath(new URL("../packages/platform/bin/platform.js", import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c) => {
-      stderr += c;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
 }
 
 interface UserJson {
@@ -121,8 +94,9 @@ describe("platform brokerage", () => {
   });
 
   it("reads the password from standard input with --password -", async () => {
-    const created = await runWithInput(
+    const created = await runPlatform(
       ["brokerage", "users", "create", "--email", "stdin@example.com", "--password", "-", "--json"],
+      env,
       "from stdin 123\n",
     );
     expect(json<UserJson>(created).email).toBe("stdin@example.com");

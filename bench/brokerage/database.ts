@@ -3,51 +3,19 @@
  * the temp directory. Each run migrates it and adds what it measures with the service's own code: a user
  * with a live and a paper account, a client, one bearer token, and the codes the token endpoint exchanges.
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { brokerageService } from "@platform/brokerage";
-import {
-  createApiKeyStore,
-  createDatabase,
-  createLogger,
-  type Database,
-  kernelMigrations,
-  loadConfig,
-  migrate,
-} from "@platform/kernel";
-import pg from "pg";
+import { createApiKeyStore, createLogger, kernelMigrations, loadConfig, migrate } from "@platform/kernel";
+import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
 
-export type Driver = "pglite" | "postgres";
-export const PGLITE_DIR = join(tmpdir(), "platform-bench-brokerage");
-const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export type { Driver } from "../lib/benchDatabase.ts";
 export const REDIRECT_URI = "http://127.0.0.1:8765/callback";
 
-export function benchDatabaseUrl(): string {
-  const url = new URL(SERVER_URL);
-  url.pathname = "/bench_brokerage";
-  return url.toString();
-}
-
+const bench = benchDatabase("brokerage");
+export const PGLITE_DIR = bench.pgliteDir;
+export const benchDatabaseUrl = () => bench.url();
 /** Creates `bench_brokerage` if needed; false when no PostgreSQL server answers. */
-export async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  try {
-    await client.connect();
-    const { rows } = await client.query("SELECT 1 FROM pg_database WHERE datname = 'bench_brokerage'");
-    if (rows.length === 0) await client.query("CREATE DATABASE bench_brokerage");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-export function openBenchDatabase(driver: Driver): Promise<Database> {
-  return driver === "postgres"
-    ? createDatabase({ url: benchDatabaseUrl(), dataDir: PGLITE_DIR })
-    : createDatabase({ dataDir: PGLITE_DIR });
-}
+export const postgresAvailable = () => bench.preparePostgres();
+export const openBenchDatabase = bench.open;
 
 export interface BenchData {
   /** A bearer token of a live and a paper account. */

@@ -2,41 +2,18 @@
  * The benchmark database: a PostgreSQL database `bench_users` on the local server, or a PGlite folder
  * in the temp directory; migrated and seeded with N users once, then reused by later runs.
  */
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createDatabase, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { kernelMigrations, migrate } from "@platform/kernel";
 import { wearablesService } from "@platform/wearables";
-import pg from "pg";
+import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
 
-export type Driver = "pglite" | "postgres";
-export const PGLITE_DIR = join(tmpdir(), "platform-bench-users");
-const SERVER_URL = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export type { Driver } from "../lib/benchDatabase.ts";
 
-export function benchDatabaseUrl(): string {
-  const url = new URL(SERVER_URL);
-  url.pathname = "/bench_users";
-  return url.toString();
-}
-
-export async function postgresAvailable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: SERVER_URL });
-  try {
-    await client.connect();
-    const { rows } = await client.query("SELECT 1 FROM pg_database WHERE datname = 'bench_users'");
-    if (rows.length === 0) await client.query("CREATE DATABASE bench_users");
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-export function openBenchDatabase(driver: Driver): Promise<Database> {
-  return driver === "postgres"
-    ? createDatabase({ url: benchDatabaseUrl(), dataDir: PGLITE_DIR })
-    : createDatabase({ dataDir: PGLITE_DIR });
-}
+const bench = benchDatabase("users");
+export const PGLITE_DIR = bench.pgliteDir;
+export const benchDatabaseUrl = () => bench.url();
+/** Creates `bench_users` if needed; false when no PostgreSQL server answers. */
+export const postgresAvailable = () => bench.preparePostgres();
+export const openBenchDatabase = bench.open;
 
 /** Migrates and seeds `count` users (idempotent); returns the id of one user in the middle. */
 export async function prepareBenchDatabase(driver: Driver, count: number): Promise<string> {

@@ -12,10 +12,11 @@ export interface CommandResult {
   stderr: string;
 }
 
-/** Runs `platform <args>` to completion. */
-export function runPlatform(args: string[], env: Record<string, string>): Promise<CommandResult> {
+/** Runs `platform <args>` to completion, with `input` on its standard input when given. */
+export function runPlatform(args: string[], env: Record<string, string>, input?: string): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
+    child.stdin.end(input);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => {
