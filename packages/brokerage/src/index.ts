@@ -54,7 +54,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
   const log = logger.child({ service: "brokerage" });
   // Failed-login counters: in Redis with several instances (REDIS_URL), so a throttle holds across them.
   const loginFailures = createRateCounter(config.redisUrl);
-  const services = createBrokerageServices({ db, loginFailures });
+  const services = createBrokerageServices({ db, loginFailures, marketSession: config.brokerageMarketSession });
   const listening = new Map<BrokerageHost, HttpServer>();
 
   const originOf = (host: BrokerageHost): string => {
@@ -112,6 +112,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         accountForBearer: services.accounts.forAccessToken,
         keyPairs: services.keyPairs,
         orders: services.orders,
+        market: services.market,
       });
     }
     listening.set(host, app);

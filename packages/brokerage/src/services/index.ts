@@ -3,6 +3,8 @@
  * `createBrokerage`; routes receive what they use from here).
  */
 import type { Database, RateCounter } from "@platform/kernel";
+import { createDefaultAssetUniverse } from "../market/assetListings.ts";
+import type { MarketSessionMode } from "../market/nyseCalendar.ts";
 import { createAccessTokensRepository } from "../store/accessTokensRepository.ts";
 import { createAccountsRepository } from "../store/accountsRepository.ts";
 import { createAuthorizationCodesRepository } from "../store/authorizationCodesRepository.ts";
@@ -16,6 +18,7 @@ import { createClientsService } from "./clients.ts";
 import { createCodesService } from "./codes.ts";
 import { createKeyPairsService } from "./keyPairs.ts";
 import { createLoginThrottle } from "./loginThrottle.ts";
+import { createMarketService } from "./market.ts";
 import { createOrdersService } from "./orders.ts";
 import { createSessionsService } from "./sessions.ts";
 import { createTokensService } from "./tokens.ts";
@@ -25,9 +28,11 @@ export interface CreateBrokerageServicesParameters {
   db: Database;
   /** Failed-login counters (Redis with several instances, so the throttle holds across them). */
   loginFailures: RateCounter;
+  /** `BROKERAGE_MARKET_SESSION`: whether the market keeps NYSE hours or is open at any hour. */
+  marketSession: MarketSessionMode;
 }
 
-export function createBrokerageServices({ db, loginFailures }: CreateBrokerageServicesParameters) {
+export function createBrokerageServices({ db, loginFailures, marketSession }: CreateBrokerageServicesParameters) {
   const accounts = createAccountsRepository(db);
   const codesRepository = createAuthorizationCodesRepository(db);
   const clients = createClientsService({ clients: createClientsRepository(db) });
@@ -40,6 +45,7 @@ export function createBrokerageServices({ db, loginFailures }: CreateBrokerageSe
     tokens: createTokensService({ codes: codesRepository, tokens: createAccessTokensRepository(db) }),
     keyPairs: createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts }),
     orders: createOrdersService(),
+    market: createMarketService({ universe: createDefaultAssetUniverse(), sessionMode: marketSession }),
     sessions: createSessionsService({ sessions: createSessionsRepository(db) }),
     loginThrottle: createLoginThrottle({ counter: loginFailures }),
     authorization: createAuthorizationService({ clients, accounts, codes }),

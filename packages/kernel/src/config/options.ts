@@ -203,6 +203,13 @@ export const options = {
       return raw.trim();
     },
   }),
+  brokerageMarketSession: option({
+    env: "BROKERAGE_MARKET_SESSION",
+    default: "always" as const,
+    description:
+      "Market sessions of the brokerage: `always` (open at any hour, so a developer can trade whenever) or `nyse` (the NYSE calendar: orders wait for the session, `opg`/`cls` behave as at Alpaca). Crypto trades around the clock in both.",
+    parse: parseEnum(["always", "nyse"] as const),
+  }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({
     env: "CHAINSTATS_CHAINS",

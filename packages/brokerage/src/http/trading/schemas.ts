@@ -4,6 +4,7 @@
  */
 import { Type } from "typebox";
 import { toAlpacaAccount } from "../../domain/accountObject.ts";
+import { assetIdOf } from "../../market/assets.ts";
 import { NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -20,6 +21,9 @@ export const ApiError = Type.Object(
 
 const error = (description: string, example: { code: number; message: string }) =>
   Type.Object(ApiError.properties, { description, examples: [example] });
+
+/** An error response of one operation: the error body with its own description and example. */
+export const errorResponse = error;
 
 /** The errors every trading operation can answer (authentication, scope, parameters). */
 export const tradingErrorResponses = {
@@ -168,4 +172,96 @@ export const Order = Type.Object(
     hwm: NullableString(),
   },
   { $id: "Order", examples: [ORDER_EXAMPLE] },
+);
+
+const ASSET_EXAMPLE = {
+  id: assetIdOf("AAPL"),
+  class: "us_equity",
+  exchange: "NASDAQ",
+  symbol: "AAPL",
+  name: "Apple Inc. Common Stock",
+  status: "active",
+  tradable: true,
+  marginable: true,
+  maintenance_margin_requirement: 30,
+  margin_requirement_long: "30",
+  margin_requirement_short: "30",
+  shortable: true,
+  easy_to_borrow: true,
+  fractionable: true,
+  attributes: ["fractional_eh_enabled", "has_options"],
+};
+
+/** The anchor's asset object (reference §2.5, J4 `Assets`; the example is our AAPL); the increments exist for crypto only. */
+export const Asset = Type.Object(
+  {
+    id: Type.String({ format: "uuid", description: "Asset id, stable across runs." }),
+    class: Type.Union([Type.Literal("us_equity"), Type.Literal("crypto")]),
+    exchange: Type.String({ description: "AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA, OTC or CRYPTO." }),
+    symbol: Type.String({ description: "Ticker, or the pair for crypto (`BTC/USD`)." }),
+    name: Type.String(),
+    status: Type.Union([Type.Literal("active"), Type.Literal("inactive")]),
+    tradable: Type.Boolean({ description: "Whether orders for it are accepted." }),
+    marginable: Type.Boolean(),
+    maintenance_margin_requirement: Type.Number({ description: "Deprecated: percent, as margin_requirement_long." }),
+    margin_requirement_long: Type.String({ description: "Margin required for a long position, in percent." }),
+    margin_requirement_short: Type.String({ description: "Margin required for a short position, in percent." }),
+    shortable: Type.Boolean(),
+    easy_to_borrow: Type.Boolean(),
+    fractionable: Type.Boolean({ description: "Whether fractional quantities and notional orders are accepted." }),
+    attributes: Type.Array(Type.String()),
+    min_order_size: Type.Optional(Type.String({ description: "Crypto: smallest order quantity." })),
+    min_trade_increment: Type.Optional(Type.String({ description: "Crypto: quantity increment." })),
+    price_increment: Type.Optional(Type.String({ description: "Crypto: price increment." })),
+  },
+  { $id: "Asset", examples: [ASSET_EXAMPLE] },
+);
+
+/** The anchor's clock (`LegacyClock`): times in New York's offset. */
+export const Clock = Type.Object(
+  {
+    timestamp: Type.String({ format: "date-time", description: "Now." }),
+    is_open: Type.Boolean({ description: "Whether the regular session is open (always true in mode `always`)." }),
+    next_open: Type.String({ format: "date-time", description: "The exchange's next regular-session open." }),
+    next_close: Type.String({ format: "date-time", description: "The exchange's next regular-session close." }),
+  },
+  {
+    $id: "Clock",
+    examples: [
+      {
+        timestamp: "2026-11-25T10:15:00.123-05:00",
+        is_open: true,
+        next_open: "2026-11-27T09:30:00-05:00",
+        next_close: "2026-11-25T16:00:00-05:00",
+      },
+    ],
+  },
+);
+
+/** One trading day of the anchor's calendar (`LegacyCalendarDay`), New York times. */
+export const CalendarDay = Type.Object(
+  {
+    date: Type.String({ format: "date" }),
+    open: Type.String({ pattern: "^\\d{2}:\\d{2}$", description: "Regular session open, HH:MM." }),
+    close: Type.String({
+      pattern: "^\\d{2}:\\d{2}$",
+      description: "Regular session close, HH:MM (13:00 on early closes).",
+    }),
+    session_open: Type.String({ pattern: "^\\d{4}$", description: "Pre-market open, HHMM." }),
+    session_close: Type.String({ pattern: "^\\d{4}$", description: "After-hours close, HHMM." }),
+    settlement_date: Type.String({ format: "date", description: "When a trade of this day settles." }),
+  },
+  {
+    $id: "CalendarDay",
+    examples: [
+      {
+        date: "2026-11-27",
+        open: "09:30",
+        close: "13:00",
+        session_open: "0400",
+        session_close: "1700",
+        settlement_date: "2026-11-30",
+      },
+    ],
+  },
 );

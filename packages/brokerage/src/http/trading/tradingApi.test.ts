@@ -11,10 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { toAlpacaAccount } from "../../domain/accountObject.ts";
 import type { Scope } from "../../domain/scopes.ts";
+import { createDefaultAssetUniverse } from "../../market/assetListings.ts";
 import { createAccountsService } from "../../services/accounts.ts";
 import { type CreatedClient, createClientsService } from "../../services/clients.ts";
 import { createCodesService } from "../../services/codes.ts";
 import { createKeyPairsService } from "../../services/keyPairs.ts";
+import { createMarketService } from "../../services/market.ts";
 import { createOrdersService } from "../../services/orders.ts";
 import { createTokensService } from "../../services/tokens.ts";
 import { createAccessTokensRepository } from "../../store/accessTokensRepository.ts";
@@ -49,6 +51,7 @@ function createServices(db: TestDatabase["db"]) {
     tokens: createTokensService({ codes, tokens: createAccessTokensRepository(db) }),
     keyPairs: createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts }),
     orders: createOrdersService(),
+    market: createMarketService({ universe: createDefaultAssetUniverse(), sessionMode: "always" }),
   };
 }
 
@@ -81,6 +84,7 @@ async function startHost(env: AccountEnv): Promise<string> {
     accountForBearer: services.accounts.forAccessToken,
     keyPairs: services.keyPairs,
     orders: services.orders,
+    market: services.market,
   });
   return listen(app);
 }

@@ -4,8 +4,11 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { HttpServer } from "@platform/kernel";
+import type { MarketService } from "../../services/market.ts";
 import type { OrdersService } from "../../services/orders.ts";
 import { registerAccountRoutes } from "./account.ts";
+import { registerAssetRoutes } from "./assets.ts";
+import { registerClockRoutes } from "./clock.ts";
 import { registerOrderRoutes } from "./orders.ts";
 import { createTradingAuth, type TradingAuthParameters } from "./tradingAuth.ts";
 
@@ -13,14 +16,20 @@ import { createTradingAuth, type TradingAuthParameters } from "./tradingAuth.ts"
 export const tradingTags = [
   { name: "Accounts", description: "The brokerage account the credentials open on this host." },
   { name: "Orders", description: "Orders of the account." },
+  { name: "Assets", description: "The market's assets: US equities and crypto pairs." },
+  { name: "Calendar", description: "The market clock and the NYSE calendar." },
 ];
 
 export interface TradingApiParameters extends TradingAuthParameters {
   orders: OrdersService;
+  market: MarketService;
 }
 
 /** Registers `/v2/…` of the `env` host on `app`, every route behind the trading authentication hook. */
-export async function registerTradingApi(app: HttpServer, { orders, ...auth }: TradingApiParameters): Promise<void> {
+export async function registerTradingApi(
+  app: HttpServer,
+  { orders, market, ...auth }: TradingApiParameters,
+): Promise<void> {
   const tradingAuth = createTradingAuth(auth);
   await app.register(async (plugin) => {
     const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
@@ -29,5 +38,7 @@ export async function registerTradingApi(app: HttpServer, { orders, ...auth }: T
     api.addHook("onRequest", tradingAuth);
     registerAccountRoutes(api);
     registerOrderRoutes(api, { orders });
+    registerAssetRoutes(api, { market });
+    registerClockRoutes(api, { market });
   });
 }
