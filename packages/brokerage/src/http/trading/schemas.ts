@@ -27,11 +27,10 @@ export const errorResponse = error;
 
 /** The errors every trading operation can answer (authentication, scope, parameters). */
 export const tradingErrorResponses = {
-  401: error("No credentials, unknown or revoked ones, or none for this host's environment.", {
-    code: 40110000,
-    message: NOT_AUTHORIZED,
-  }),
-  403: error("The token lacks the scope the operation needs.", { code: 40310000, message: SCOPE_NOT_AUTHORIZED }),
+  401: error(
+    `No credentials, unknown or revoked ones, or none for this host's environment; or a token without the scope the operation needs ("${SCOPE_NOT_AUTHORIZED}", code 40110000 as at the anchor).`,
+    { code: 40110000, message: NOT_AUTHORIZED },
+  ),
   422: error("A parameter is missing, malformed or out of range.", {
     code: 42210000,
     message: "query.limit: must be <= 500",

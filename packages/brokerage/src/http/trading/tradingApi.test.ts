@@ -1,6 +1,6 @@
 /**
  * The trading hosts over HTTP, live and paper each on its own server as the platform runs them: accounts read
- * with OAuth tokens (issued by the real codes and tokens services) and with key pairs, the anchor's 401/403
+ * with OAuth tokens (issued by the real codes and tokens services) and with key pairs, the anchor's 401
  * bodies and RFC 6750 challenges, scope enforcement, and `GET /v2/orders` parameters (a bad one is a
  * documented 422, never a 500).
  */
@@ -273,16 +273,16 @@ describe("scopes", () => {
   const call = (method: string, path: string, headers: Record<string, string>) =>
     fetch(`${scopedOrigin}${path}`, { method, headers });
 
-  it("403 with the anchor's body and an insufficient_scope challenge for a write the token may not do", async () => {
+  it("the anchor's 40110000 body and an insufficient_scope challenge for a write the token may not do", async () => {
     const readOnly = await token({ paper: paper(0) });
     const response = await call("POST", "/v2/orders", bearer(readOnly));
-    expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ code: 40310000, message: "token is not authorized for this scope" });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toEqual({ code: 40110000, message: "token is not authorized for this scope" });
     expect(response.headers.get("www-authenticate")).toBe(
       'Bearer realm="brokerage", error="insufficient_scope", scope="trading"',
     );
     expect((await call("GET", "/v2/orders/x", bearer(readOnly))).status).toBe(200);
-    expect((await call("PATCH", "/v2/account/configurations", bearer(readOnly))).status).toBe(403);
+    expect((await call("PATCH", "/v2/account/configurations", bearer(readOnly))).status).toBe(401);
   });
 
   it("lets a token with the scope, and a key pair (every scope), write", async () => {
@@ -290,7 +290,7 @@ describe("scopes", () => {
     const response = await call("POST", "/v2/orders", bearer(trading));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ via: "oauth" });
-    expect((await call("PATCH", "/v2/account/configurations", bearer(trading))).status).toBe(403);
+    expect((await call("PATCH", "/v2/account/configurations", bearer(trading))).status).toBe(401);
     const k = await services.keyPairs.create({ accountId: paper(0).id });
     expect(await (await call("POST", "/v2/orders", keys(k))).json()).toEqual({ via: "key" });
   });

@@ -4,8 +4,9 @@
  * operator-issued key pair (`APCA-API-KEY-ID` + `APCA-API-SECRET-KEY`) opens its own account, which must be
  * of this environment. Then the scope the request needs (`requiredScope`, the one place of scope rules) is
  * checked against the token's. Failures are the anchor's bodies: 401 `{"code":40110000,"message":"request is
- * not authorized"}` and 403 `{"code":40310000,"message":"token is not authorized for this scope"}`, with
- * RFC 6750 §3's `WWW-Authenticate` challenge.
+ * not authorized"}`, and for a missing scope 401 `{"code":40110000,"message":"token is not authorized for this
+ * scope"}` (the body the anchor answers; its codes start with the HTTP status, so 401 rather than RFC 6750's
+ * 403), with RFC 6750 §3's `WWW-Authenticate` challenge (`error="insufficient_scope"`).
  */
 import { HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -102,7 +103,7 @@ export function createTradingAuth({ env, accountForBearer, keyPairs }: TradingAu
     const needed = requiredScope(request.method, request.routeOptions.url ?? request.url.split("?")[0] ?? "");
     if (needed && !principal.scopes.includes(needed)) {
       reply.header("www-authenticate", `${REALM}, error="insufficient_scope", scope="${needed}"`);
-      throw new HttpError(403, SCOPE_NOT_AUTHORIZED, String(alpacaCode(403)));
+      throw new HttpError(401, SCOPE_NOT_AUTHORIZED, String(alpacaCode(401)));
     }
     request.brokerage = principal;
   };
