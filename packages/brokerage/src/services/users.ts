@@ -66,7 +66,12 @@ function checkNewUser(user: NewUser) {
 
 export function createUsersService({ users }: { users: UsersRepository }) {
   // Verified against when the email is unknown, so a login takes as long whether the account exists or not.
-  const decoyHash = hashPassword(randomSecret());
+  // Made on first need (an argon2id hash costs ~50 ms): not at every start or operator command.
+  let decoy: Promise<string> | undefined;
+  const decoyHash = () => {
+    decoy ??= hashPassword(randomSecret());
+    return decoy;
+  };
 
   return {
     /**
@@ -96,7 +101,7 @@ export function createUsersService({ users }: { users: UsersRepository }) {
      */
     async authenticate(email: string, password: string): Promise<UserRow | undefined> {
       const user = email.length <= MAX_EMAIL_LENGTH ? await users.findByEmail(email.trim()) : undefined;
-      const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash));
+      const matches = await verifyPassword(password, user?.password_hash ?? (await decoyHash()));
       if (!user || !matches) return undefined;
       return { id: user.id, email: user.email, created_at: user.created_at };
     },

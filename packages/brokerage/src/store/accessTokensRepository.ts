@@ -31,11 +31,19 @@ export interface AuthorizedAccountRow {
  * reads the account (`accountsRepository.ts`). A lookup by a 256-bit hash needs no constant-time comparison:
  * its timing says nothing about a token nobody can derive from the hash.
  */
+/**
+ * The one rule of an active token, as the parts of a statement that others extend (`t` the token, `c` its
+ * client, `$1` the token's hash): neither the token nor its client revoked.
+ */
+export const ACTIVE_TOKEN = {
+  from: "brokerage.access_tokens t JOIN brokerage.oauth_clients c ON c.client_id = t.client_id",
+  where: "t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL",
+} as const;
+
 export const FIND_ACTIVE_TOKEN_SQL = `
   SELECT t.id, t.client_id, t.user_id, t.scope, t.live_account_id, t.paper_account_id
-  FROM brokerage.access_tokens t
-  JOIN brokerage.oauth_clients c ON c.client_id = t.client_id
-  WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL`;
+  FROM ${ACTIVE_TOKEN.from}
+  WHERE ${ACTIVE_TOKEN.where}`;
 
 // One statement consumes the code and inserts its token, copying the grant from the code's row: either both
 // happen or neither. A code already used, or expired at `$3`, matches no row. With two exchanges at once,

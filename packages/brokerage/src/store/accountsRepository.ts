@@ -4,6 +4,7 @@
  */
 import type { Queryable } from "@platform/kernel";
 import type { AccountEnv } from "../domain/accountNumbers.ts";
+import { ACTIVE_TOKEN } from "./accessTokensRepository.ts";
 
 export interface AccountRow {
   id: string;
@@ -25,18 +26,17 @@ export const ACCOUNT_ORDER = "(env = 'live') DESC, created_at, account_number";
 /**
  * The hot path of every bearer request on a trading host, one statement per environment: the account an
  * active access token (by its hash) is bound to on that host, with the token's scope. "Active" is the tokens
- * repository's rule (`FIND_ACTIVE_TOKEN_SQL`: neither the token nor its client revoked), written out as
- * plain joins: PostgreSQL plans this statement on every execution, and a CTE or a CASE join planned 20–40 %
+ * repository's rule (`ACTIVE_TOKEN`: neither the token nor its client revoked), extended by plain
+ * joins: PostgreSQL plans this statement on every execution, and a CTE or a CASE join planned 20–40 %
  * slower here (bench brokerage).
  */
 const accountForTokenSql = (env: AccountEnv) => `
   SELECT ${ACCOUNT_COLUMNS.split(", ")
     .map((c) => `a.${c}`)
     .join(", ")}, t.scope AS token_scope
-  FROM brokerage.access_tokens t
-  JOIN brokerage.oauth_clients c ON c.client_id = t.client_id
+  FROM ${ACTIVE_TOKEN.from}
   JOIN brokerage.accounts a ON a.id = t.${env}_account_id
-  WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND c.revoked_at IS NULL AND a.env = '${env}'`;
+  WHERE ${ACTIVE_TOKEN.where} AND a.env = '${env}'`;
 /** Exported for the benchmark, whose baseline runs exactly this statement. */
 export const ACCOUNT_FOR_TOKEN_SQL = { live: accountForTokenSql("live"), paper: accountForTokenSql("paper") } as const;
 

@@ -20,45 +20,40 @@ const CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post"];
 
 const strings = (description: string) => Type.Array(Type.String(), { description });
 
-export const AuthorizationServerMetadata = Type.Object(
-  {
-    issuer: Type.String({ format: "uri" }),
-    authorization_endpoint: Type.String({ format: "uri" }),
-    token_endpoint: Type.String({ format: "uri" }),
-    revocation_endpoint: Type.String({ format: "uri" }),
-    response_types_supported: strings("Only the authorization code flow."),
-    response_modes_supported: strings("The code and state come back in the redirect URI's query."),
-    grant_types_supported: strings("Only `authorization_code`: tokens last until revoked, no refresh tokens."),
-    token_endpoint_auth_methods_supported: strings("HTTP Basic or client_id and client_secret in the body."),
-    revocation_endpoint_auth_methods_supported: strings("As at the token endpoint."),
-    scopes_supported: strings("No scope = read-only access."),
-    code_challenge_methods_supported: strings("PKCE with S256 only."),
-    authorization_response_iss_parameter_supported: Type.Boolean({
-      description: "RFC 9207: every redirect to the client carries `iss` (mix-up defence, RFC 9700 §4.4).",
+const metadataFields = {
+  issuer: Type.String({ format: "uri" }),
+  authorization_endpoint: Type.String({ format: "uri" }),
+  token_endpoint: Type.String({ format: "uri" }),
+  revocation_endpoint: Type.String({ format: "uri" }),
+  response_types_supported: strings("Only the authorization code flow."),
+  response_modes_supported: strings("The code and state come back in the redirect URI's query."),
+  grant_types_supported: strings("Only `authorization_code`: tokens last until revoked, no refresh tokens."),
+  token_endpoint_auth_methods_supported: strings("HTTP Basic or client_id and client_secret in the body."),
+  revocation_endpoint_auth_methods_supported: strings("As at the token endpoint."),
+  scopes_supported: strings("No scope = read-only access."),
+  code_challenge_methods_supported: strings("PKCE with S256 only."),
+  authorization_response_iss_parameter_supported: Type.Boolean({
+    description: "RFC 9207: every redirect to the client carries `iss` (mix-up defence, RFC 9700 §4.4).",
+  }),
+};
+
+/** The document's type; the exported schema adds the example (built by the function below). */
+const MetadataDocument = Type.Object(metadataFields);
+
+export const AuthorizationServerMetadata = Type.Object(metadataFields, {
+  examples: [
+    // The document the default hosts serve, made by the function that serves it.
+    authorizationServerMetadata({
+      issuer: () => "http://127.0.0.1:8200",
+      authorizationEndpoint: () => "http://127.0.0.1:8200/oauth/authorize",
+      tokenEndpoint: () => "http://127.0.0.1:8201/oauth/token",
+      revocationEndpoint: () => "http://127.0.0.1:8201/oauth/revoke",
     }),
-  },
-  {
-    examples: [
-      {
-        issuer: "http://127.0.0.1:8200",
-        authorization_endpoint: "http://127.0.0.1:8200/oauth/authorize",
-        token_endpoint: "http://127.0.0.1:8201/oauth/token",
-        revocation_endpoint: "http://127.0.0.1:8201/oauth/revoke",
-        response_types_supported: ["code"],
-        response_modes_supported: ["query"],
-        grant_types_supported: ["authorization_code"],
-        token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-        revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
-        scopes_supported: [...SCOPES],
-        code_challenge_methods_supported: ["S256"],
-        authorization_response_iss_parameter_supported: true,
-      },
-    ],
-  },
-);
+  ],
+});
 
 /** The metadata document for these URLs. */
-export function authorizationServerMetadata(urls: AuthorizationServerUrls): Static<typeof AuthorizationServerMetadata> {
+export function authorizationServerMetadata(urls: AuthorizationServerUrls): Static<typeof MetadataDocument> {
   return {
     issuer: urls.issuer(),
     authorization_endpoint: urls.authorizationEndpoint(),
