@@ -1,37 +1,27 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandResult,
+  createPlatformEnv,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
 } from "./support/platformProcess.ts";
 
 let env: Record<string, string>;
-let database: TestDatabase | undefined;
+let removeEnv: () => Promise<void>;
 
 beforeAll(async () => {
-  env = {
-    DATA_DIR: mkdtempSync(join(tmpdir(), "platform-brokerage-")),
+  const made = await createPlatformEnv("brokerage", {
     SERVICES: "brokerage",
     BROKERAGE_AUTH_PORT: "0",
     BROKERAGE_LIVE_PORT: "0",
     BROKERAGE_PAPER_PORT: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
-  };
-  if (process.env.TEST_DATABASE_URL) {
-    database = await createTestDatabase();
-    env.DATABASE_URL = database.url as string;
-  }
+  });
+  ({ env, remove: removeEnv } = made);
 });
-afterAll(async () => {
-  await database?.drop();
-  rmSync(env.DATA_DIR as string, { recursive: true, force: true });
-});
+afterAll(() => removeEnv());
 
 const brokerage = (args: string[]) => runPlatform(["brokerage", ...args], env);
 

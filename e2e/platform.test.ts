@@ -3,19 +3,21 @@
  * key that works; `platform keys` works while it runs and after it stopped; SIGTERM stops it cleanly.
  * Runs on PGlite, or on a fresh PostgreSQL database when TEST_DATABASE_URL is set.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
+import {
+  createPlatformEnv,
+  type PlatformProcess,
+  runPlatform,
+  startPlatformProcess,
+} from "./support/platformProcess.ts";
 
 let env: Record<string, string>;
-let database: TestDatabase | undefined;
+let removeEnv: () => Promise<void>;
 
 beforeAll(async () => {
-  env = {
-    DATA_DIR: mkdtempSync(join(tmpdir(), "platform-e2e-")),
+  const made = await createPlatformEnv("e2e", {
     WEARABLES_PORT: "0",
     CHAINSTATS_PORT: "0",
     CROSSCHAIN_PORT: "0",
@@ -23,16 +25,10 @@ beforeAll(async () => {
     LOG_LEVEL: "warn",
     // Verified keys are cached this long; with PostgreSQL a revocation by another process waits for it.
     API_KEY_CACHE_TTL_MS: "200",
-  };
-  if (process.env.TEST_DATABASE_URL) {
-    database = await createTestDatabase();
-    env.DATABASE_URL = database.url as string;
-  }
+  });
+  ({ env, remove: removeEnv } = made);
 });
-afterAll(async () => {
-  await database?.drop();
-  rmSync(env.DATA_DIR as string, { recursive: true, force: true });
-});
+afterAll(() => removeEnv());
 
 const users = (baseUrl: string, key: string) =>
   fetch(`${baseUrl}/users`, { headers: { "X-Service-API-Key": key } }).then((r) => r.status);

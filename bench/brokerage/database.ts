@@ -3,9 +3,8 @@
  * the temp directory. Each run migrates it and adds what it measures with the service's own code: a user
  * with a live and a paper account, a client, one bearer token, and the codes the token endpoint exchanges.
  */
-import { brokerageService } from "@platform/brokerage";
-import { createApiKeyStore, createLogger, kernelMigrations, loadConfig, migrate } from "@platform/kernel";
 import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
+import { prepareWithBrokerage } from "./brokerageSetup.ts";
 
 export type { Driver } from "../lib/benchDatabase.ts";
 export const REDIRECT_URI = "http://127.0.0.1:8765/callback";
@@ -27,52 +26,47 @@ export interface BenchData {
 }
 
 /** Migrates, then creates this run's user, client, token and `codeCount` codes through the service. */
-export async function prepareBenchData(driver: Driver, codeCount: number): Promise<BenchData> {
-  const db = await openBenchDatabase(driver);
-  try {
-    await migrate(db, [...kernelMigrations(), ...brokerageService.migrations]);
-    const config = loadConfig({ env: { LOG_LEVEL: "warn" } });
-    const instance = await brokerageService.create({
-      config,
-      db,
-      logger: createLogger({ level: "warn" }),
-      apiKeys: createApiKeyStore({ db }),
-      chains: [],
-    });
-    const { users, clients, codes, tokens } = instance.services;
-    const user = await users.create({
-      email: `bench-${Date.now()}@example.com`,
-      password: "bench password",
-      paperAccounts: 1,
-      startingCash: config.brokerageStartingCash,
-    });
-    const client = await clients.create({ name: "Bench app", redirectUris: [REDIRECT_URI] });
-    const live = user.accounts.find((a) => a.env === "live");
-    const paper = user.accounts.find((a) => a.env === "paper");
-    const issue = () =>
-      codes.issue({
-        clientId: client.client_id,
-        userId: user.id,
-        redirectUri: REDIRECT_URI,
-        scopes: ["trading", "data"],
-        liveAccountId: live?.id,
-        paperAccountId: paper?.id,
+export function prepareBenchData(driver: Driver, codeCount: number): Promise<BenchData> {
+  const analyze = "ANALYZE brokerage.access_tokens; ANALYZE brokerage.authorization_codes; ANALYZE brokerage.accounts";
+  return prepareWithBrokerage(
+    () => openBenchDatabase(driver),
+    analyze,
+    async ({ config, services: { users, clients, codes, tokens } }) => {
+      const user = await users.create({
+        email: `bench-${Date.now()}@example.com`,
+        password: "bench password",
+        paperAccounts: 1,
+        startingCash: config.brokerageStartingCash,
       });
-    const { access_token } = await tokens.exchangeCode({
-      code: await issue(),
-      clientId: client.client_id,
-      redirectUri: REDIRECT_URI,
-    });
-    const issued: string[] = [];
-    // Batches of concurrent inserts: PostgreSQL takes them in parallel, PGlite one after the other.
-    while (issued.length < codeCount) {
-      const batch = Math.min(100, codeCount - issued.length);
-      issued.push(...(await Promise.all(Array.from({ length: batch }, issue))));
-    }
-    await instance.close?.();
-    await db.exec("ANALYZE brokerage.access_tokens; ANALYZE brokerage.authorization_codes; ANALYZE brokerage.accounts");
-    return { accessToken: access_token, clientId: client.client_id, clientSecret: client.client_secret, codes: issued };
-  } finally {
-    await db.close();
-  }
+      const client = await clients.create({ name: "Bench app", redirectUris: [REDIRECT_URI] });
+      const live = user.accounts.find((a) => a.env === "live");
+      const paper = user.accounts.find((a) => a.env === "paper");
+      const issue = () =>
+        codes.issue({
+          clientId: client.client_id,
+          userId: user.id,
+          redirectUri: REDIRECT_URI,
+          scopes: ["trading", "data"],
+          liveAccountId: live?.id,
+          paperAccountId: paper?.id,
+        });
+      const { access_token } = await tokens.exchangeCode({
+        code: await issue(),
+        clientId: client.client_id,
+        redirectUri: REDIRECT_URI,
+      });
+      const issued: string[] = [];
+      // Batches of concurrent inserts: PostgreSQL takes them in parallel, PGlite one after the other.
+      while (issued.length < codeCount) {
+        const batch = Math.min(100, codeCount - issued.length);
+        issued.push(...(await Promise.all(Array.from({ length: batch }, issue))));
+      }
+      return {
+        accessToken: access_token,
+        clientId: client.client_id,
+        clientSecret: client.client_secret,
+        codes: issued,
+      };
+    },
+  );
 }

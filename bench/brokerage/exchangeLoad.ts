@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { printLoadResult } from "../lib/processes.ts";
 
 const url = process.argv[2] as string;
 const { codes, clientId, clientSecret, redirectUri } = JSON.parse(
@@ -33,13 +34,4 @@ const result = await autocannon({
     },
   ],
 });
-process.stdout.write(
-  `${JSON.stringify({
-    requests: result.requests.total,
-    rps: Math.round(result.requests.total / result.duration),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-  })}\n`,
-);
+printLoadResult(result);

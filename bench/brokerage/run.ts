@@ -4,22 +4,24 @@
  *    same database that reads the same account row by the token's hash with the service's statement (goal
  *    ≥ 80 %); and, for information, to one that runs the least SQL finding that row (token and account);
  * 2. the token endpoint's code exchanges per second (codes issued beforehand, each exchanged once);
- * 3. the exchange's matching rate in-process (`matching.ts`: orders/s, goal ≥ 200k, against a plain sorted array).
+ * 3. the exchange's matching rate in-process (`matching.ts`: orders/s, goal ≥ 200k, against a plain sorted array);
+ * 4. trading through the live host with the exchange writer (`tradingParts.ts`): `orders` (placement against a
+ *    minimal insert route, goal ≥ 70 %), `fillLatency` (POST → fill frame), `streamFanout` (1,000 listeners).
  * Usage: npm run bench brokerage   (BENCH_DURATION=seconds, BENCH_EXCHANGES=codes, BENCH_DRIVERS=pglite,postgres,
- * BENCH_PARTS=account (1 and 2) and/or matching; BENCH_MATCHING_ORDERS, BENCH_MATCHING_DEPTH, BENCH_MATCHING_ROUNDS)
+ * BENCH_PARTS=account (1 and 2), matching, orders, fillLatency, streamFanout; BENCH_MATCHING_ORDERS,
+ * BENCH_MATCHING_DEPTH, BENCH_MATCHING_ROUNDS; the trading parts' knobs in tradingParts.ts)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type LoadResult, runLoad, startServerScript } from "../lib/processes.ts";
+import { assertCleanLoad, type LoadResult, runLoad, runLoadScript, startServerScript } from "../lib/processes.ts";
 import { writeResults } from "../lib/results.ts";
 import { type Driver, postgresAvailable, prepareBenchData, REDIRECT_URI } from "./database.ts";
 import { matchingBenchmark } from "./matching.ts";
+import { runTradingParts } from "./tradingParts.ts";
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const exchanges = Number(process.env.BENCH_EXCHANGES ?? 10_000);
 const CONNECTIONS = 32;
@@ -39,27 +41,13 @@ interface Row {
 
 /** Runs `exchangeLoad.ts` in its own process (the load generator never shares the server's event loop). */
 function runExchangeLoad(url: string, codesFile: string): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [`${root}node_modules/tsx/dist/cli.mjs`, here("./exchangeLoad.ts"), url], {
-      env: { ...process.env, BENCH_CODES_FILE: codesFile, BENCH_CONNECTIONS: String(CONNECTIONS) },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-    });
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`exchangeLoad exited with ${code}`));
-      resolve(JSON.parse(out.trim().split("\n").at(-1) as string));
-    });
+  return runLoadScript(here("./exchangeLoad.ts"), url, {
+    BENCH_CODES_FILE: codesFile,
+    BENCH_CONNECTIONS: String(CONNECTIONS),
   });
 }
 
 const ratio = (service: LoadResult, baseline: LoadResult) => Math.round((service.rps / baseline.rps) * 1000) / 1000;
-
-function assertClean(what: string, r: LoadResult) {
-  if (r.errors || r.non2xx) throw new Error(`${what}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-}
 
 async function measure(driver: Driver): Promise<Row> {
   process.stdout.write(`brokerage bench: preparing a token and ${exchanges} codes on ${driver}...\n`);
@@ -77,7 +65,7 @@ async function measure(driver: Driver): Promise<Row> {
       await runLoad(url, { durationSec: 2, headers, connections: CONNECTIONS });
       const result = await runLoad(url, { durationSec, headers, connections: CONNECTIONS });
       await server.stop();
-      assertClean(`${driver} ${variant} baseline`, result);
+      assertCleanLoad(`${driver} ${variant} baseline`, result);
       return result;
     };
     const baseline = await runBaseline("service");
@@ -90,8 +78,8 @@ async function measure(driver: Driver): Promise<Row> {
     const exchange = await runExchangeLoad(serviceServer.info.url as string, codesFile);
     await serviceServer.stop();
 
-    assertClean(`${driver} GET /v2/account`, service);
-    assertClean(`${driver} POST /oauth/token`, exchange);
+    assertCleanLoad(`${driver} GET /v2/account`, service);
+    assertCleanLoad(`${driver} POST /oauth/token`, exchange);
     return {
       driver,
       account: {
@@ -108,8 +96,8 @@ async function measure(driver: Driver): Promise<Row> {
   }
 }
 
-// BENCH_PARTS selects parts: account (GET /v2/account and token exchanges) and/or matching.
-const parts = (process.env.BENCH_PARTS ?? "account,matching").split(",");
+// BENCH_PARTS selects parts: account (GET /v2/account and token exchanges), matching, orders, fillLatency, streamFanout.
+const parts = (process.env.BENCH_PARTS ?? "account,matching,orders,fillLatency,streamFanout").split(",");
 
 if (parts.includes("account")) {
   const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
@@ -146,3 +134,5 @@ if (parts.includes("matching")) {
       `written ${file}\n`,
   );
 }
+
+await runTradingParts(parts);

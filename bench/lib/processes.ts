@@ -4,7 +4,9 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
+import type autocannon from "autocannon";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const TSX = `${root}node_modules/tsx/dist/cli.mjs`;
@@ -81,6 +83,50 @@ export function runLoad(
       });
     });
   });
+}
+
+/** Throws when a load had errors, timeouts or non-2xx answers: its rate would not be the route's. */
+export function assertCleanLoad(what: string, r: LoadResult): void {
+  if (r.errors || r.non2xx) throw new Error(`${what}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+}
+
+/**
+ * Runs a load generator script of its own (`tsx <script> <url>`, for loads the autocannon command cannot
+ * express) in a child process with `env` added; resolves to the LoadResult it printed on its last line
+ * (`printLoadResult`).
+ */
+export function runLoadScript(script: string, url: string, env: Record<string, string>): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [TSX, script, url], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+    });
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`${basename(script, ".ts")} exited with ${code}`));
+      resolve(JSON.parse(out.trim().split("\n").at(-1) as string));
+    });
+  });
+}
+
+/**
+ * The end of a load generator script: prints autocannon's `result` as a LoadResult JSON line for
+ * `runLoadScript`, its rate being the requests over the run's whole duration.
+ */
+export function printLoadResult(result: autocannon.Result): void {
+  process.stdout.write(
+    `${JSON.stringify({
+      requests: result.requests.total,
+      rps: Math.round(result.requests.total / result.duration),
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      errors: result.errors + result.timeouts,
+      non2xx: result.non2xx,
+    } satisfies LoadResult)}\n`,
+  );
 }
 
 /** Resident memory of a process in MiB (Linux). */

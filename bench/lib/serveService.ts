@@ -14,9 +14,9 @@ import {
 export async function serveServiceForBench(
   service: ServiceDefinition,
   db: Database,
-  o: { chains?: ChainEndpoint[]; plan?: string } = {},
+  o: { chains?: ChainEndpoint[]; plan?: string; env?: Record<string, string> } = {},
 ): Promise<void> {
-  const config = loadConfig({ env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn" } });
+  const config = loadConfig({ env: { LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", ...o.env } });
   const logger = createLogger({ level: config.logLevel });
   const apiKeys = createApiKeyStore({ db, cacheTtlMs: config.apiKeyCacheTtlMs });
   const { key } = await apiKeys.create({ service: service.name, name: "bench", plan: o.plan ?? null });

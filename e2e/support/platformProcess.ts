@@ -2,7 +2,11 @@
  * Runs the real `platform` command as a child process, the way a user does, for end-to-end tests.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createTestDatabase } from "@platform/kernel/testing";
 
 const BIN = fileURLToPath(new URL("../../packages/platform/bin/platform.js", import.meta.url));
 
@@ -92,4 +96,24 @@ export function startCommandProcess(
       reject(new Error(`platform ${args.join(" ")} exited with ${code}:\n${out}`));
     });
   });
+}
+
+/**
+ * The environment of a `platform` process under test: `vars`, a fresh data folder, and a fresh PostgreSQL
+ * database when TEST_DATABASE_URL is set (else embedded PGlite). `remove()` drops both.
+ */
+export async function createPlatformEnv(
+  name: string,
+  vars: Record<string, string>,
+): Promise<{ env: Record<string, string>; remove(): Promise<void> }> {
+  const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), `platform-${name}-`)), ...vars };
+  const database = process.env.TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+  if (database) env.DATABASE_URL = database.url as string;
+  return {
+    env,
+    async remove() {
+      await database?.drop();
+      rmSync(env.DATA_DIR as string, { recursive: true, force: true });
+    },
+  };
 }

@@ -23,16 +23,21 @@ import {
   type ServiceDefinition,
   type ServiceInstance,
 } from "@platform/kernel";
+import { createExchangeWriter, type ExchangeWriter } from "./execution/exchangeWriter.ts";
 import { registerApplicationsPage } from "./http/auth/applications.ts";
 import { registerAuthorizationPages } from "./http/auth/authorize.ts";
 import { registerMetadataRoute } from "./http/oauth/metadata.ts";
 import { registerRevocationRoute } from "./http/oauth/revoke.ts";
 import { registerTokenRoute } from "./http/oauth/token.ts";
+import { registerTradeStream } from "./http/stream/tradeStream.ts";
 import { formatError as formatTradingError } from "./http/trading/errorFormat.ts";
+import { createTradingRateLimit } from "./http/trading/rateLimit.ts";
 import { registerTradingApi, tradingTags } from "./http/trading/tradingApi.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingAuth.ts";
 import { createOperatorCommands } from "./operators.ts";
+import { createEquitySnapshotRecorder } from "./services/equitySnapshots.ts";
 import { type BrokerageServices, createBrokerageServices } from "./services/index.ts";
+import { createTradeUpdatesHub, type TradeUpdatesHub } from "./stream/tradeUpdatesHub.ts";
 
 export type BrokerageHost = "auth" | "live" | "paper";
 
@@ -54,7 +59,28 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
   const log = logger.child({ service: "brokerage" });
   // Failed-login counters: in Redis with several instances (REDIS_URL), so a throttle holds across them.
   const loginFailures = createRateCounter(config.redisUrl);
-  const services = createBrokerageServices({ db, loginFailures, marketSession: config.brokerageMarketSession });
+  // Requests per minute per token or key pair: shared by the live and paper hosts (and by instances via Redis).
+  const tradingRequests = createRateCounter(config.redisUrl);
+  const rateLimit = createTradingRateLimit({
+    counter: tradingRequests,
+    limitPerMinute: config.brokerageRateLimit,
+    logger: log,
+  });
+  let writer: ExchangeWriter | undefined;
+  // Trade updates for the stream: one reader of brokerage.trade_events per process, made on first use (operator
+  // commands build the brokerage without serving it).
+  let tradeUpdates: TradeUpdatesHub | undefined;
+  const tradeUpdatesHub = (): TradeUpdatesHub => {
+    tradeUpdates ??= createTradeUpdatesHub({ db, logger: log.child({ component: "trade-updates" }) });
+    return tradeUpdates;
+  };
+  const services = createBrokerageServices({
+    db,
+    loginFailures,
+    marketSession: config.brokerageMarketSession,
+    marketSeed: config.brokerageMarketSeed,
+    wakeExchange: () => writer?.wake(),
+  });
   const listening = new Map<BrokerageHost, HttpServer>();
 
   const originOf = (host: BrokerageHost): string => {
@@ -112,7 +138,20 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         accountForBearer: services.accounts.forAccessToken,
         keyPairs: services.keyPairs,
         orders: services.orders,
+        positions: services.positions,
         market: services.market,
+        accountConfigurations: services.accountConfigurations,
+        watchlists: services.watchlists,
+        activities: services.activities,
+        portfolioHistory: services.portfolioHistory,
+        rateLimit,
+      });
+      await registerTradeStream(typed, {
+        env: host,
+        accountForBearer: services.accounts.forAccessToken,
+        keyPairs: services.keyPairs,
+        hub: tradeUpdatesHub(),
+        logger: log.child({ host, component: "stream" }),
       });
     }
     listening.set(host, app);
@@ -158,7 +197,33 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         ],
       };
     },
-    close: () => loginFailures.close(),
+    /** The exchange writer: runs wherever it holds the lease (one instance of a deployment at a time). */
+    async startJobs() {
+      writer = createExchangeWriter({
+        db,
+        market: services.market,
+        logger: log,
+        onEvents: () => tradeUpdates?.wake(),
+      });
+      writer.start();
+      const started = writer;
+      const recorder = createEquitySnapshotRecorder({
+        db,
+        market: services.market,
+        intervalMs: 60_000,
+        logger: log.child({ job: "equitySnapshots" }),
+      });
+      recorder.start();
+      return {
+        stop: async () => {
+          await Promise.all([started.stop(), recorder.stop()]);
+        },
+        status: recorder.status,
+      };
+    },
+    close: async () => {
+      await Promise.all([loginFailures.close(), tradingRequests.close(), tradeUpdates?.close()]);
+    },
   };
 }
 
@@ -179,3 +244,5 @@ export const brokerageService: ServiceDefinition<Brokerage> = {
 
 /** The trading hosts' bearer statement, for the benchmark's baseline (bench/brokerage). */
 export { ACCOUNT_FOR_TOKEN_SQL } from "./store/accountsRepository.ts";
+/** The account route's valuation statement, for the same baseline. */
+export { VALUATION_INPUTS_SQL } from "./store/ordersRepository.ts";

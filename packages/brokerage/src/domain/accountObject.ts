@@ -1,9 +1,10 @@
 /**
  * The Alpaca account object (`GET /v2/account`) of one of our accounts. Anchor: Alpaca's
  * `entities/account-v2.yaml` and the official client's `models/Account.ts` (reference §2.3). Numbers are
- * decimal strings, timestamps RFC 3339. Accounts are cash accounts (multiplier 1) without positions yet,
- * so equity = portfolio value = cash, and every buying power is the cash (the anchor's multiplier-1 rule).
+ * decimal strings, timestamps RFC 3339. Without a valuation (an account read before any position), equity =
+ * portfolio value = cash; with one, the amounts follow portfolioValue.ts (the anchor's multiplier rules).
  */
+import { fromNanos, type PortfolioValue, toNanos } from "./portfolioValue.ts";
 
 /** The stored fields an account object is made from (a row of `brokerage.accounts`). */
 export interface AccountRecord {
@@ -65,8 +66,49 @@ export function formatAmount(decimal: string): string {
   return decimal.replace(/0+$/, "").replace(/\.$/, "");
 }
 
+/** What the positions add to the account object (portfolioValue.ts), when it has any. */
+export interface AccountValuation {
+  value: PortfolioValue;
+  lastEquity?: string | null;
+  shortingEnabled: boolean;
+  tradeSuspended: boolean;
+}
+
 /** `row` as the anchor's account object; `now` dates `balance_asof` (the UTC day the balance is of). */
-export function toAlpacaAccount(row: AccountRecord, now: Date = new Date()): AlpacaAccount {
+export function toAlpacaAccount(
+  row: AccountRecord,
+  now: Date = new Date(),
+  valuation?: AccountValuation,
+): AlpacaAccount {
+  const base = cashOnlyAccount(row, now);
+  if (!valuation) return base;
+  const v = valuation.value;
+  const equity = fromNanos(v.equity);
+  return {
+    ...base,
+    buying_power: fromNanos(v.buyingPower),
+    regt_buying_power: fromNanos(v.multiplier === 1 ? v.buyingPower : (v.buyingPower * 2n) / BigInt(v.multiplier)),
+    daytrading_buying_power: v.multiplier === 4 ? fromNanos(v.buyingPower) : "0",
+    effective_buying_power: fromNanos(v.buyingPower),
+    non_marginable_buying_power: fromNanos(v.cash > 0n ? v.cash : 0n),
+    options_buying_power: fromNanos(v.cash > 0n ? v.cash : 0n),
+    cash: fromNanos(v.cash),
+    portfolio_value: equity,
+    equity,
+    last_equity: valuation.lastEquity ? fromNanos(toNanos(valuation.lastEquity)) : equity,
+    long_market_value: fromNanos(v.longMarketValue),
+    short_market_value: fromNanos(v.shortMarketValue),
+    position_market_value: fromNanos(v.longMarketValue - v.shortMarketValue),
+    initial_margin: fromNanos(v.initialMargin),
+    maintenance_margin: fromNanos(v.maintenanceMargin),
+    last_maintenance_margin: fromNanos(v.maintenanceMargin),
+    multiplier: String(v.multiplier),
+    shorting_enabled: valuation.shortingEnabled,
+    trade_suspended_by_user: valuation.tradeSuspended,
+  };
+}
+
+function cashOnlyAccount(row: AccountRecord, now: Date): AlpacaAccount {
   const cash = formatAmount(row.cash);
   const active = row.status === "ACTIVE";
   return {

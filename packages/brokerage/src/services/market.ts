@@ -1,10 +1,12 @@
 /**
- * The market's reference data as the trading API serves it: the asset universe (`/v2/assets`), the clock
- * (`/v2/clock`) and the NYSE calendar (`/v2/calendar`). Pure reads over immutable data, so no repository.
+ * The market as the trading API and the exchange read it: the asset universe (`/v2/assets`), the clock
+ * (`/v2/clock`), the NYSE calendar (`/v2/calendar`) and the seeded price process (prices, quotes, the tape).
+ * Pure reads over immutable data and a deterministic function of time, so no repository.
  */
-import type { AssetFilter, AssetObject, AssetUniverse } from "../market/assets.ts";
+import type { AssetFilter, AssetObject, AssetUniverse, ListedAsset } from "../market/assets.ts";
 import { dateOfDayNumber, dayNumber, newYorkWallTime } from "../market/newYorkTime.ts";
 import { type CalendarDay, type Clock, calendarDays, clockAt, type MarketSessionMode } from "../market/nyseCalendar.ts";
+import { PriceProcess, type Quote, type TradePrint } from "../market/priceProcess.ts";
 
 /** Widest `/v2/calendar` range answered at once: five years of days, about 1,260 trading days. */
 export const MAX_CALENDAR_DAYS = 5 * 366;
@@ -21,13 +23,32 @@ export interface CreateMarketServiceParameters {
   universe: AssetUniverse;
   /** `always`: the clock says open at any hour; `nyse`: it follows the exchange's sessions. */
   sessionMode: MarketSessionMode;
+  /** Seed of the price process (`BROKERAGE_MARKET_SEED`); every instance with the same seed sees the same prices. */
+  seed?: string;
   /** The current instant; tests pin it. */
   now?: () => Date;
 }
 
-export function createMarketService({ universe, sessionMode, now = () => new Date() }: CreateMarketServiceParameters) {
+export function createMarketService({
+  universe,
+  sessionMode,
+  seed = "platform",
+  now = () => new Date(),
+}: CreateMarketServiceParameters) {
+  const prices = new PriceProcess({ seed, universe });
   return {
     sessionMode,
+    now,
+    /**
+     * A tradable listing by symbol or id, or undefined.
+     */
+    findListing: (symbolOrId: string): ListedAsset | undefined => universe.find(symbolOrId),
+    /** The symbol's price at `at` (default now), on its tick: what positions are valued at. */
+    priceOf: (symbol: string, at: number = now().getTime()): number => prices.priceAt(symbol, at),
+    /** The best bid and offer at `at` (default now). */
+    quoteOf: (symbol: string, at: number = now().getTime()): Quote => prices.quoteAt(symbol, at),
+    /** The tape's prints in `[from, to)` (epoch ms), oldest first. */
+    tradesBetween: (symbol: string, from: number, to: number): TradePrint[] => prices.tradesBetween(symbol, from, to),
     /** The assets matching the `/v2/assets` filters, in the anchor's order. */
     listAssets: (filter: AssetFilter): AssetObject[] => universe.list(filter),
     /**

@@ -1,25 +1,372 @@
 /**
- * Orders of an account. There is no order book yet (issue 15 adds order placement and its table), so an
- * account has no orders and every list is empty: that is the true answer, not a placeholder for one.
+ * Orders of an account: placement, cancel, replace and reads. Every write is one transaction that first
+ * locks the account row, so concurrent requests of one account are checked one after the other against
+ * the same cash, positions and open orders: buying power and available quantity can never be spent twice.
+ * The transaction queues a command for the exchange writer (execution/exchangeWriter.ts), which executes
+ * it on the live books or the paper simulation and writes the fills; the answer is the order as accepted.
  */
+import { randomUUID } from "node:crypto";
+import { constraintViolation, type Database, type Queryable } from "@platform/kernel";
+import {
+  clientOrderIdTaken,
+  forbiddenOrder,
+  invalidOrder,
+  OrderRejectedError,
+  orderNotFound,
+} from "../domain/orderErrors.ts";
+import { heldBuyingPower, heldQuantity, withMarketCollar } from "../domain/orderHolds.ts";
+import { type AlpacaOrder, isOpenStatus, type OrderRow, toAlpacaOrder } from "../domain/orderObject.ts";
+import { type OrderBody, type OrderIntent, type TimeInForce, toOrderIntent } from "../domain/orderRequest.ts";
+import { fromNanos, mulNanos, numberToNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
+import { expiryOfDayOrder } from "../execution/sessions.ts";
+import { auctionOrderAccepted } from "../market/nyseCalendar.ts";
+import { isUuid } from "../store/accountsRepository.ts";
+import type { NewOrderRow, OrderListQuery, OrdersRepository, PlacementState } from "../store/ordersRepository.ts";
+import type { MarketService } from "./market.ts";
 
-/** The filters of `GET /v2/orders` (Alpaca's query parameters), already validated. */
-export interface OrderListQuery {
-  status: "open" | "closed" | "all";
-  limit: number;
-  after?: Date | undefined;
-  until?: Date | undefined;
-  direction: "asc" | "desc";
-  nested: boolean;
-  side?: "buy" | "sell" | undefined;
-  symbols?: string[] | undefined;
+export type { OrderListQuery } from "../store/ordersRepository.ts";
+
+export interface OrderReplacement {
+  qty?: string | number | undefined;
+  time_in_force?: TimeInForce | undefined;
+  limit_price?: string | number | undefined;
+  stop_price?: string | number | undefined;
+  trail?: string | number | undefined;
+  client_order_id?: string | undefined;
 }
 
-export function createOrdersService() {
+export interface CreateOrdersServiceParameters {
+  db: Database;
+  orders: OrdersRepository;
+  market: MarketService;
+  /** Wakes the exchange writer of this process after a commit (it also listens for other instances). */
+  wakeExchange?: () => void;
+}
+
+export function createOrdersService({ db, orders, market, wakeExchange }: CreateOrdersServiceParameters) {
+  /** Locks the account row (every write of an account starts here) and refuses an account that cannot trade. */
+  async function lockAccount(tx: Queryable, accountId: string): Promise<PlacementState["account"]> {
+    const account = await orders.lockAccount(tx, accountId);
+    if (!account) throw forbiddenOrder("account not found");
+    if (account.status !== "ACTIVE" || account.suspend_trade) {
+      throw forbiddenOrder("trading is suspended for this account");
+    }
+    return account;
+  }
+
+  /** Locks the account, then reads what the checks need (its open orders' holds and its positions). */
+  async function lockForPlacement(tx: Queryable, accountId: string): Promise<PlacementState> {
+    const account = await lockAccount(tx, accountId);
+    return { account, ...(await orders.holdsAndPositions(tx, accountId)) };
+  }
+
+  /** Checks buying power and quantity for `intent` under the account lock; the order's hold price and side. */
+  function checkAgainstAccount(
+    { account, holds: open, positions: heldPositions }: PlacementState,
+    intent: OrderIntent,
+    now: number,
+    replacing?: string,
+  ) {
+    const symbol = intent.listing.asset.symbol;
+    // A replacement takes the place of the order it replaces: that order's holds are not counted against it.
+    const held = replacing ? open.filter((o) => o.id !== replacing) : open;
+    const value = valuePortfolio({
+      cash: account.cash,
+      positions: heldPositions.map((p) => ({ qty: p.qty, price: market.priceOf(p.symbol, now).toFixed(9) })),
+      held: heldBuyingPower(held),
+      maxMarginMultiplier: account.max_margin_multiplier,
+    });
+    const position = toNanos(heldPositions.find((p) => p.symbol === symbol)?.qty ?? "0");
+    const quote = market.quoteOf(symbol, now);
+    const ask = numberToNanos(quote.askPrice);
+    const bid = numberToNanos(quote.bidPrice);
+    const qty = intent.qty ?? ((intent.notional as bigint) * 1_000_000_000n) / (intent.side === "buy" ? ask : bid);
+
+    // Reducing a position (sell a long, buy back a short) must stay within what is not already being sold.
+    const reducing = intent.side === "sell" ? position > 0n : position < 0n;
+    let opensShort = false;
+    if (reducing) {
+      const owned = position > 0n ? position : -position;
+      const available = owned - heldQuantity(held, symbol, intent.side);
+      if (qty > available) {
+        throw forbiddenOrder(
+          `insufficient qty available for order (requested: ${fromNanos(qty)}, available: ${fromNanos(available > 0n ? available : 0n)})`,
+          {
+            symbol,
+            existing_qty: fromNanos(owned),
+            held_for_orders: fromNanos(owned - (available > 0n ? available : 0n)),
+            available: fromNanos(available > 0n ? available : 0n),
+          },
+        );
+      }
+    } else if (intent.side === "sell") {
+      opensShort = true;
+      const { asset } = intent.listing;
+      if (value.multiplier === 1 || account.no_shorting) throw forbiddenOrder("account is not allowed to short");
+      if (!asset.shortable) throw forbiddenOrder(`asset "${symbol}" cannot be sold short`);
+      if (!asset.easy_to_borrow) throw forbiddenOrder(`asset "${symbol}" is not available to borrow`);
+      if (intent.notional !== undefined || qty % 1_000_000_000n !== 0n) {
+        throw forbiddenOrder("fractional orders cannot sell short");
+      }
+    }
+
+    // Buys and short sales use buying power; so does a crypto buy, but only from cash (not marginable).
+    let holdPrice = 0n;
+    if (intent.side === "buy" || opensShort) {
+      const reference = intent.side === "buy" ? ask : bid;
+      const collared = intent.side === "buy" ? withMarketCollar(reference) : reference;
+      holdPrice = intent.limitPrice ?? (intent.stopPrice !== undefined ? withMarketCollar(intent.stopPrice) : collared);
+      if (intent.type === "trailing_stop") {
+        const trail =
+          intent.trailPrice ?? (reference * BigInt(Math.round((intent.trailPercent ?? 0) * 1e6))) / 100_000_000n;
+        holdPrice = withMarketCollar(reference + trail);
+      }
+      if (opensShort && holdPrice < bid) holdPrice = bid;
+      const cost = intent.notional ?? mulNanos(qty, holdPrice);
+      const available =
+        intent.listing.asset.class === "crypto"
+          ? minBig(value.availableBuyingPower, value.cash - heldBuyingPower(held))
+          : value.availableBuyingPower;
+      if (cost > available) {
+        throw forbiddenOrder("insufficient buying power", {
+          buying_power: fromNanos(value.buyingPower),
+          cost_basis: fromNanos(cost),
+        });
+      }
+    }
+    // A notional sale becomes a quantity at placement: the shares it holds back are then exactly the ones it
+    // may sell (a notional executed later at a lower price would sell more than were held).
+    const sellQty = intent.side === "sell" && intent.notional !== undefined ? qty : undefined;
+    return { holdPrice, opensShort, sellQty };
+  }
+
+  async function insertOrder(tx: Queryable, row: NewOrderRow, command?: "submit" | "replace"): Promise<OrderRow> {
+    try {
+      return await orders.insert(tx, row, command);
+    } catch (error) {
+      if (constraintViolation(error)?.constraint === "orders_client_order_id_key") throw clientOrderIdTaken();
+      throw error;
+    }
+  }
+
+  function newRow(accountId: string, intent: OrderIntent, at: Date, extra: Partial<NewOrderRow>): NewOrderRow {
+    const { asset } = intent.listing;
+    const id = randomUUID();
+    const timeInForce = intent.timeInForce;
+    return {
+      id,
+      account_id: accountId,
+      client_order_id: intent.clientOrderId ?? id,
+      symbol: asset.symbol,
+      asset_id: asset.id,
+      asset_class: asset.class,
+      side: intent.side,
+      type: intent.type,
+      time_in_force: timeInForce,
+      order_class: intent.orderClass,
+      qty: intent.qty === undefined ? null : fromNanos(intent.qty),
+      notional: intent.notional === undefined ? null : fromNanos(intent.notional),
+      limit_price: intent.limitPrice === undefined ? null : fromNanos(intent.limitPrice),
+      stop_price: intent.stopPrice === undefined ? null : fromNanos(intent.stopPrice),
+      trail_price: intent.trailPrice === undefined ? null : fromNanos(intent.trailPrice),
+      trail_percent: intent.trailPercent === undefined ? null : String(intent.trailPercent),
+      extended_hours: intent.extendedHours,
+      opens_short: false,
+      hold_price: "0",
+      status: "accepted",
+      parent_id: null,
+      replaces: null,
+      at,
+      expires_at:
+        timeInForce === "day" && asset.class === "us_equity"
+          ? expiryOfDayOrder(at.getTime(), market.sessionMode, intent.extendedHours)
+          : null,
+      ...extra,
+    };
+  }
+
+  /** The exit legs of a bracket, oco or oto order: they sell what the entry buys (or buy back a short). */
+  function legRows(parent: NewOrderRow, intent: OrderIntent, at: Date): NewOrderRow[] {
+    const exitSide = intent.orderClass === "oco" ? intent.side : intent.side === "buy" ? "sell" : "buy";
+    const base = { ...intent, side: exitSide, clientOrderId: undefined, notional: undefined } as OrderIntent;
+    const status = intent.orderClass === "oco" ? "new" : "held";
+    const legs: NewOrderRow[] = [];
+    if (intent.takeProfit && intent.orderClass !== "oco") {
+      legs.push(
+        newRow(
+          parent.account_id,
+          { ...base, type: "limit", limitPrice: intent.takeProfit.limitPrice, stopPrice: undefined },
+          at,
+          {
+            parent_id: parent.id,
+            status,
+          },
+        ),
+      );
+    }
+    if (intent.stopLoss) {
+      const type = intent.stopLoss.limitPrice !== undefined ? "stop_limit" : "stop";
+      legs.push(
+        newRow(
+          parent.account_id,
+          { ...base, type, stopPrice: intent.stopLoss.stopPrice, limitPrice: intent.stopLoss.limitPrice },
+          at,
+          { parent_id: parent.id, status },
+        ),
+      );
+    }
+    return legs;
+  }
+
+  async function committed<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const result = await db.transaction(work);
+    wakeExchange?.();
+    return result;
+  }
+
   return {
-    /** The account's orders matching `query`: none until orders can be placed (issue 15). */
-    list: async (_accountId: string, _query: OrderListQuery): Promise<never[]> => [],
+    /**
+     * Places an order for `accountId`.
+     * @throws {OrderRejectedError} with the anchor's status, code and message.
+     */
+    async place(accountId: string, body: OrderBody): Promise<AlpacaOrder> {
+      const intent = toOrderIntent(body, market.findListing(body.symbol));
+      const at = market.now();
+      const tif = intent.timeInForce;
+      if ((tif === "opg" || tif === "cls") && !auctionOrderAccepted(tif, at.getTime(), market.sessionMode)) {
+        throw invalidOrder(`${tif} orders are not accepted at this time`);
+      }
+      return committed(async (tx) => {
+        const state = await lockForPlacement(tx, accountId);
+        const { holdPrice, opensShort, sellQty } = checkAgainstAccount(state, intent, at.getTime());
+        if (sellQty === 0n) throw invalidOrder("notional is less than the price of the smallest quantity");
+        const row = newRow(
+          accountId,
+          sellQty === undefined ? intent : { ...intent, qty: sellQty, notional: undefined },
+          at,
+          { hold_price: fromNanos(holdPrice), opens_short: opensShort },
+        );
+        // The legs first: the command (queued with the parent) must not be seen before them, and is not,
+        // since all of it commits at once.
+        const legs = intent.orderClass === "simple" ? [] : legRows(row, intent, at);
+        const storedLegs: OrderRow[] = [];
+        const stored = await insertOrder(tx, row, "submit");
+        for (const leg of legs) storedLegs.push(await insertOrder(tx, leg));
+        return toAlpacaOrder(stored, storedLegs.length > 0 ? storedLegs : null);
+      });
+    },
+
+    /** Requests the cancel of an open order; the exchange writer cancels it (or it fills first). */
+    async cancel(accountId: string, orderId: string): Promise<void> {
+      if (!isUuid(orderId)) throw orderNotFound();
+      await committed(async (tx) => {
+        await lockAccount(tx, accountId);
+        const order = await orders.lock(tx, accountId, orderId);
+        if (!order) throw orderNotFound();
+        if (!isOpenStatus(order.status) || order.status === "pending_cancel") {
+          throw new OrderRejectedError(422, 42210000, "order is not cancelable");
+        }
+        await tx.query(
+          "UPDATE brokerage.orders SET status = 'pending_cancel', cancel_requested_at = $2, updated_at = $2 WHERE id = $1",
+          [orderId, market.now()],
+        );
+        await orders.enqueueCommand(tx, orderId, "cancel");
+      });
+    },
+
+    /** Cancels every open order of the account: the anchor's 207 body, one entry per order. */
+    async cancelAll(accountId: string): Promise<{ id: string; status: number; body?: unknown }[]> {
+      const ids = await orders.openIds(db, accountId);
+      const results: { id: string; status: number; body?: unknown }[] = [];
+      for (const id of ids) {
+        try {
+          await this.cancel(accountId, id);
+          results.push({ id, status: 200 });
+        } catch (error) {
+          if (!(error instanceof OrderRejectedError)) throw error;
+          results.push({ id, status: error.status, body: { code: error.code, message: error.message } });
+        }
+      }
+      return results;
+    },
+
+    /**
+     * Replaces an open order by a new one (a new id, `replaces` the old): the old one becomes `replaced`
+     * once the exchange writer swapped them. Checked again against buying power.
+     */
+    async replace(accountId: string, orderId: string, patch: OrderReplacement): Promise<AlpacaOrder> {
+      if (!isUuid(orderId)) throw orderNotFound();
+      const at = market.now();
+      return committed(async (tx) => {
+        const state = await lockForPlacement(tx, accountId);
+        const old = await orders.lock(tx, accountId, orderId);
+        if (!old) throw orderNotFound();
+        if (!["new", "partially_filled", "accepted"].includes(old.status)) {
+          throw new OrderRejectedError(422, 42210000, "order is not replaceable");
+        }
+        if (old.type === "market" || old.notional !== null)
+          throw invalidOrder("market and notional orders cannot be replaced");
+        const remainingQty = toNanos(old.qty as string) - toNanos(old.filled_qty);
+        const body: OrderBody = {
+          symbol: old.symbol,
+          side: old.side,
+          type: old.type as OrderBody["type"],
+          time_in_force: patch.time_in_force ?? (old.time_in_force as TimeInForce),
+          qty: patch.qty ?? fromNanos(remainingQty),
+          limit_price: patch.limit_price ?? old.limit_price ?? undefined,
+          stop_price: patch.stop_price ?? old.stop_price ?? undefined,
+          trail_price:
+            old.type === "trailing_stop" && old.trail_price !== null ? (patch.trail ?? old.trail_price) : undefined,
+          trail_percent:
+            old.type === "trailing_stop" && old.trail_percent !== null ? (patch.trail ?? old.trail_percent) : undefined,
+          extended_hours: old.extended_hours,
+          client_order_id: patch.client_order_id,
+        };
+        const intent = toOrderIntent(body, market.findListing(old.symbol));
+        const { holdPrice } = checkAgainstAccount(state, intent, at.getTime(), old.id);
+        await tx.query("UPDATE brokerage.orders SET status = 'pending_replace', updated_at = $2 WHERE id = $1", [
+          orderId,
+          at,
+        ]);
+        const row = newRow(accountId, intent, at, {
+          hold_price: fromNanos(holdPrice),
+          opens_short: old.opens_short,
+          replaces: old.id,
+          status: "pending_new",
+          order_class: old.order_class,
+          parent_id: old.parent_id,
+        });
+        return toAlpacaOrder(await insertOrder(tx, row, "replace"));
+      });
+    },
+
+    async get(accountId: string, orderId: string, nested = false): Promise<AlpacaOrder> {
+      const row = isUuid(orderId) ? await orders.get(accountId, orderId) : undefined;
+      if (!row) throw orderNotFound();
+      return toAlpacaOrder(row, nested ? await orders.legsOf([row.id]) : null);
+    },
+
+    async byClientOrderId(accountId: string, clientOrderId: string): Promise<AlpacaOrder> {
+      const row = await orders.byClientOrderId(accountId, clientOrderId);
+      if (!row) throw orderNotFound();
+      return toAlpacaOrder(row);
+    },
+
+    /** The account's orders matching `query`; with `nested`, legs under their parent. */
+    async list(accountId: string, query: OrderListQuery): Promise<AlpacaOrder[]> {
+      const rows = await orders.list(accountId, query);
+      if (!query.nested) return rows.map((r) => toAlpacaOrder(r));
+      const legs = await orders.legsOf(rows.filter((r) => r.order_class !== "simple").map((r) => r.id));
+      return rows.map((r) =>
+        toAlpacaOrder(
+          r,
+          legs.filter((l) => l.parent_id === r.id),
+        ),
+      );
+    },
   };
 }
+
+const minBig = (a: bigint, b: bigint): bigint => (a < b ? a : b);
 
 export type OrdersService = ReturnType<typeof createOrdersService>;

@@ -41,7 +41,7 @@ describe("create", () => {
     expect(user).toMatchObject({ id: expect.any(String), email: "ada@example.com", created_at: expect.any(Date) });
     expect(user.accounts.map((a) => a.env)).toEqual(["live", "paper", "paper", "paper"]);
     for (const a of user.accounts) {
-      expect(a).toMatchObject({ user_id: user.id, status: "ACTIVE", currency: "USD", cash: "2500.50" });
+      expect(a).toMatchObject({ user_id: user.id, status: "ACTIVE", currency: "USD", cash: "2500.500000000" });
     }
     expect(user.accounts[0]?.account_number).toMatch(/^[A-Z0-9]{10}$/);
     for (const a of user.accounts.slice(1)) expect(a.account_number).toMatch(/^PA[A-Z0-9]{10}$/);

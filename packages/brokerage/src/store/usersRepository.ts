@@ -5,6 +5,7 @@
  */
 import { constraintViolation, type Queryable } from "@platform/kernel";
 import { newAccountNumber } from "../domain/accountNumbers.ts";
+import { activityId } from "../domain/activityIds.ts";
 import { UserAlreadyExistsError } from "../domain/brokerageErrors.ts";
 import { ACCOUNT_COLUMNS, ACCOUNT_ORDER, type AccountRow, isUuid } from "./accountsRepository.ts";
 
@@ -33,6 +34,10 @@ export interface NewUserWithAccounts {
   paperAccounts: number;
 }
 
+/**
+ * Each account opens with its starting cash deposited: a `CSD` activity (the anchor's cash deposit) of that
+ * amount, written by the same statement, so an account's activities always explain its cash.
+ */
 const INSERT_USER_WITH_ACCOUNTS = `
   WITH new_user AS (
     INSERT INTO brokerage.users (email, password_hash) VALUES ($1, $2) RETURNING id, email, created_at
@@ -41,6 +46,11 @@ const INSERT_USER_WITH_ACCOUNTS = `
     SELECT new_user.id, a.env, a.account_number, $3::numeric
     FROM new_user, unnest($4::text[], $5::text[]) AS a (env, account_number)
     RETURNING ${ACCOUNT_COLUMNS}
+  ), opening_deposits AS (
+    INSERT INTO brokerage.activities (id, account_id, activity_type, transaction_time, net_amount, description)
+    SELECT d.activity_id, a.id, 'CSD', $7::timestamptz, $3::numeric, 'Initial deposit'
+    FROM new_accounts a JOIN unnest($5::text[], $6::text[]) AS d (account_number, activity_id)
+      ON d.account_number = a.account_number
   )
   SELECT u.email, u.created_at AS user_created_at, a.*
   FROM new_user u JOIN new_accounts a ON a.user_id = u.id
@@ -54,11 +64,13 @@ type InsertedRow = AccountRow & { email: string; user_created_at: Date };
 export function createUsersRepository(db: Queryable) {
   return {
     /**
-     * Inserts the user, its live account and `paperAccounts` paper accounts, all with `startingCash`.
+     * Inserts the user, its live account and `paperAccounts` paper accounts, all with `startingCash`, and the
+     * cash deposit activity (`CSD`) of each account's starting cash.
      * @throws {UserAlreadyExistsError} when the email (whatever its case) is taken.
      */
     async insertWithAccounts(user: NewUserWithAccounts): Promise<UserWithAccounts> {
       const envs = ["live", ...Array.from({ length: user.paperAccounts }, () => "paper" as const)] as const;
+      const openedAt = new Date();
       for (let attempt = 1; ; attempt++) {
         try {
           const rows = await db.query<InsertedRow>(INSERT_USER_WITH_ACCOUNTS, [
@@ -67,6 +79,8 @@ export function createUsersRepository(db: Queryable) {
             user.startingCash,
             envs,
             envs.map((env) => newAccountNumber(env)),
+            envs.map(() => activityId(openedAt)),
+            openedAt,
           ]);
           const first = rows[0] as InsertedRow;
           return {

@@ -15,3 +15,10 @@ export {
   randomOrderFlow,
   seededRandom,
 } from "./randomOrderFlow.ts";
+export {
+  type ConnectTradeStreamOptions,
+  connectTradeStream,
+  type ReceivedMessage,
+  type TradeStreamClient,
+} from "./tradeStreamClient.ts";
+export { type JsonBody, startTradingHost, type TradingClient, type TradingHost } from "./tradingHost.ts";

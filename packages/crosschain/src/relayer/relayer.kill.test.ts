@@ -6,20 +6,13 @@
  * 'confirmed' after one attempt, and the relayer's key sent nothing beyond the fills (and one approval).
  *
  * The database must outlive the killed process: PGlite in a temporary folder, as the platform runs by
- * default (or a PostgreSQL database when TEST_DATABASE_URL is set). A fresh PGlite folder takes seconds
- * to initialise, so a migrated one is made once per machine (cached in the OS temp dir, keyed by the
- * migrations) and copied.
+ * default (or a PostgreSQL database when TEST_DATABASE_URL is set), closed here before each child runs
+ * (a PGlite folder has one user at a time); see createKillTestDatabase.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { manifestToken } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
-import { createDatabase, createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
-import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
+import { createLogger, kernelMigrations } from "@platform/kernel";
+import { createKillTestDatabase, type KillTestDatabase, killTestChildren } from "@platform/kernel/testing";
 import { erc20Abi, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { addressToBytes32 } from "../domain/relayHash.ts";
@@ -40,62 +33,25 @@ import type { FillStep } from "./types.ts";
 
 const A = 8453;
 const B = 10;
-const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
-const CHILD = fileURLToPath(new URL("./killChild.ts", import.meta.url));
-
-const migrations = () => [...kernelMigrations(), ...crosschainService.migrations];
+const CHILD = new URL("./killChild.ts", import.meta.url);
 
 let f: DevnetFixture;
-let pg: TestDatabase | undefined;
-let dataDir: string;
+let database: KillTestDatabase;
 /** Every child this file started (killed in afterAll if a failed test left one waiting). */
-const children: ChildProcess[] = [];
-
-/** A migrated PGlite folder of our own, copied from the per-machine template. */
-async function preparedDataDir(): Promise<string> {
-  const key = createHash("sha256")
-    .update(readFileSync(join(ROOT, "packages/kernel/package.json")))
-    .update(JSON.stringify(migrations().map((m) => [m.service, m.id, m.sql])))
-    .digest("hex")
-    .slice(0, 16);
-  const template = join(tmpdir(), `relayer-kill-pglite-${key}`);
-  if (!existsSync(join(template, "READY"))) {
-    const staging = mkdtempSync(join(tmpdir(), "relayer-kill-pglite-staging-"));
-    const db = await createDatabase({ dataDir: staging });
-    await migrate(db, migrations());
-    await db.close();
-    writeFileSync(join(staging, "READY"), "");
-    try {
-      renameSync(staging, template);
-    } catch {
-      rmSync(staging, { recursive: true, force: true }); // another run made it first
-    }
-  }
-  const dir = mkdtempSync(join(tmpdir(), "relayer-kill-"));
-  cpSync(template, dir, { recursive: true });
-  return dir;
-}
+const children = killTestChildren();
 
 beforeAll(async () => {
-  [f, pg, dataDir] = await Promise.all([
+  [f, database] = await Promise.all([
     startDevnetFixture({ chainIds: [A, B] }),
-    process.env.TEST_DATABASE_URL ? createTestDatabase() : Promise.resolve(undefined),
-    process.env.TEST_DATABASE_URL ? mkdtempSync(join(tmpdir(), "relayer-kill-")) : preparedDataDir(),
+    createKillTestDatabase({ name: "relayer", migrations: [...kernelMigrations(), ...crosschainService.migrations] }),
   ]);
 });
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  await pg?.drop();
+  children.killAll();
+  await database?.drop();
   await f?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
-
-/** A connection to the shared database (closed before a child runs when it is PGlite: one process at a time). */
-const open = (): Promise<Database> => (pg ? Promise.resolve(pg.db) : createDatabase({ dataDir }));
-const close = async (db: Database) => {
-  if (!pg) await db.close();
-};
 
 interface Child {
   /** Lets the child open the database and run; resolves with its CRASH line once it is SIGKILLed there. */
@@ -108,48 +64,30 @@ interface Child {
  */
 function spawnChild(crashAt: FillStep): Child {
   const config: ChildConfig = {
-    url: pg?.url,
-    dataDir,
+    url: database.url,
+    dataDir: database.dataDir,
     chains: fixtureChains(f),
     privateKey: f.accounts.relayer.privateKey,
     destinationChainIds: [B],
     crashAt,
   };
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD], {
-    cwd: ROOT,
-    env: { ...process.env, RELAYER_CHILD_CONFIG: JSON.stringify(config) },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  let err = "";
   let crashLine: string | undefined;
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString();
-    const line = out.split("\n").find((l) => l.startsWith("CRASH "));
-    if (line && !crashLine) {
-      crashLine = line;
-      child.kill("SIGKILL");
-    }
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString();
-  });
-  const exited = new Promise<NodeJS.Signals | number | null>((resolve) => {
-    child.on("exit", (code, signal) => resolve(signal ?? code));
+  const child = children.spawn({
+    script: CHILD,
+    env: { RELAYER_CHILD_CONFIG: JSON.stringify(config) },
+    onStdout(out) {
+      const line = out.split("\n").find((l) => l.startsWith("CRASH "));
+      if (line && !crashLine) {
+        crashLine = line;
+        child.kill();
+      }
+    },
   });
   return {
     async go() {
-      child.stdin.write("go\n");
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), 25_000);
-      });
-      const end = await Promise.race([exited, timeout]);
-      clearTimeout(timer);
-      if (end === "timeout") child.kill("SIGKILL");
+      const end = await child.go(25_000);
       if (crashLine && end === "SIGKILL") return crashLine;
-      throw new Error(`child ended (${String(end)}) without reaching ${crashAt}:\n${out}\n${err}`);
+      throw new Error(`child ended (${String(end)}) without reaching ${crashAt}:\n${child.out}\n${child.err}`);
     },
   };
 }
@@ -169,8 +107,7 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
 
   const child1 = spawnChild("intent-written");
   const child2 = spawnChild("broadcast");
-  let db = await open();
-  await migrate(db, migrations());
+  let db = await database.open();
   const deposits: MadeDeposit[] = [];
   for (const amount of ["10", "20", "30"]) {
     deposits.push(
@@ -184,7 +121,7 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
     );
   }
   const [d1, d2] = deposits as [MadeDeposit, MadeDeposit, MadeDeposit];
-  await close(db);
+  await database.close(db);
 
   // (Each restart reads the database the killed process left; it is opened here only at the end, as
   // every open of a PGlite folder costs a second.)
@@ -207,7 +144,7 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
   const crash3 = await child3.go();
   expect(Number(crash3.split(" ")[2])).toBe(Number(crash1.split(" ")[2]) + 1);
   expect(await fillStatusOf(f, B, d2.relayHash)).toBe(2);
-  db = await open();
+  db = await database.open();
   expect((await intentOf(db, d1))?.state).toBe("confirmed");
   expect((await intentOf(db, d2))?.state).toBe("sent");
   // The DB is now used in-process: the last restart runs to completion here.
@@ -245,5 +182,5 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
   // Exactly three fills (and the one approval) came from the relayer's key: nothing was sent twice.
   const approvals = allowanceBefore === 0n ? 1 : 0;
   expect((await client.getTransactionCount({ address: me })) - nonceBefore).toBe(3 + approvals);
-  await close(db);
+  await database.close(db);
 }, 120_000); // child processes in turn: 8–23 s on CI, too close to the default 30 s

@@ -210,6 +210,27 @@ export const options = {
       "Market sessions of the brokerage: `always` (open at any hour, so a developer can trade whenever) or `nyse` (the NYSE calendar: orders wait for the session, `opg`/`cls` behave as at Alpaca). Crypto trades around the clock in both.",
     parse: parseEnum(["always", "nyse"] as const),
   }),
+  brokerageMarketSeed: option({
+    env: "BROKERAGE_MARKET_SEED",
+    default: "platform",
+    description:
+      "Seed of the brokerage market's price process: the same seed gives the same prices, quotes and tape at every instant (on every instance).",
+    parse: (raw) => {
+      if (!/^[\x21-\x7e]{1,64}$/.test(raw)) throw new ConfigError("must be 1 to 64 printable characters");
+      return raw;
+    },
+  }),
+  brokerageRateLimit: option({
+    env: "BROKERAGE_RATE_LIMIT",
+    default: 200,
+    description:
+      "Trading API requests per minute per access token or key pair (the anchor's 200); over it, 429 with code 42910000. Shared through Redis when `REDIS_URL` is set.",
+    parse: (raw) => {
+      const n = Number(raw);
+      if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ConfigError("must be an integer from 1 to 1000000");
+      return n;
+    },
+  }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({
     env: "CHAINSTATS_CHAINS",

@@ -22,6 +22,13 @@ export interface Database extends Queryable {
   readonly driver: "pglite" | "postgres";
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotification` with the payload of every `NOTIFY channel` (or `pg_notify(channel, …)`) committed
+   * from now on, in commit order; resolves once the channel is listened to and gives back the function that
+   * stops. A notification sent while PostgreSQL's listening connection is down is lost (it is re-established
+   * with a backoff), so readers of a table also poll now and then.
+   */
+  listen(channel: string, onNotification: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -36,6 +36,11 @@ export async function createPgliteDatabase(dir: string | undefined): Promise<Dat
     driver: "pglite",
     ...wrap(pg),
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
+    // A callback of its own per call, so two listeners of one channel stop independently.
+    listen: async (channel, onNotification) => {
+      const unlisten = await pg.listen(channel, (payload) => onNotification(payload));
+      return () => unlisten();
+    },
     close: () => pg.close(),
   };
 }

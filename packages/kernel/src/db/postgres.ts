@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFromStdin } from "pg-copy-streams";
 import type { CreateDatabaseParameters, Database, Queryable } from "./database.ts";
+import { createPostgresNotifications } from "./postgresNotifications.ts";
 import { typeParsers } from "./typeParsers.ts";
 
 const pgTypes = {
@@ -46,6 +47,7 @@ export async function createPostgresDatabase(url: string, parameters: CreateData
   // Fail at start-up, with the driver's own message, when the server cannot be reached.
   const probe = await pool.connect();
   probe.release();
+  const notifications = createPostgresNotifications(url, parameters.logger);
   return {
     driver: "postgres",
     ...wrap(pool),
@@ -63,6 +65,10 @@ export async function createPostgresDatabase(url: string, parameters: CreateData
         client.release();
       }
     },
-    close: () => pool.end(),
+    listen: notifications.listen,
+    async close() {
+      await notifications.close();
+      await pool.end();
+    },
   };
 }

@@ -3,4 +3,16 @@
  * code never loads them.
  */
 export { createTestDatabase, type TestDatabase } from "../db/testDatabase.ts";
+export {
+  type CreateKillTestDatabaseParameters,
+  createKillTestDatabase,
+  type KillTestChild,
+  type KillTestChildEnd,
+  type KillTestChildren,
+  type KillTestDatabase,
+  type KillTestDatabaseLocation,
+  killTestChildren,
+  type SpawnKillTestChildParameters,
+  startKillTestChild,
+} from "./killTest.ts";
 export { type StartTestServiceParameters, startTestService, type TestService } from "./startTestService.ts";

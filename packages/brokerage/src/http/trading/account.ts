@@ -4,10 +4,11 @@
  */
 import type { HttpServer } from "@platform/kernel";
 import { toAlpacaAccount } from "../../domain/accountObject.ts";
+import type { PositionsService } from "../../services/positions.ts";
 import { Account, tradingErrorResponses } from "./schemas.ts";
 import { principalOf } from "./tradingAuth.ts";
 
-export function registerAccountRoutes(app: HttpServer) {
+export function registerAccountRoutes(app: HttpServer, { positions }: { positions: PositionsService }) {
   app.get(
     "/v2/account",
     {
@@ -21,6 +22,9 @@ export function registerAccountRoutes(app: HttpServer) {
         response: { 200: Account, 401: tradingErrorResponses[401] },
       },
     },
-    async (request) => toAlpacaAccount(principalOf(request).account),
+    async (request) => {
+      const { account } = principalOf(request);
+      return toAlpacaAccount(account, new Date(), await positions.valuationOf(account.id));
+    },
   );
 }

@@ -9,11 +9,24 @@ import { CalendarRangeError, MAX_CALENDAR_DAYS, type MarketService } from "../..
 import { alpacaCode } from "./errorFormat.ts";
 import { CalendarDay, Clock, tradingErrorResponses } from "./schemas.ts";
 
-const DATE = "^\\d{4}-\\d{2}-\\d{2}$";
+/**
+ * A day, or an RFC 3339 timestamp whose date part is the day (Alpaca's client sends `toISOString()`):
+ * the date is taken as written, never converted between time zones.
+ */
+const DATE = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})?)?$";
+function dayOf(value: string | undefined, param: string): string | undefined {
+  if (value !== undefined && value.length > 10 && Number.isNaN(Date.parse(value))) {
+    throw unprocessable("not a valid date or time", param);
+  }
+  return value?.slice(0, 10);
+}
 
 const CalendarQuery = Type.Object({
   start: Type.Optional(
-    Type.String({ pattern: DATE, description: "First day (YYYY-MM-DD, inclusive); default today in New York." }),
+    Type.String({
+      pattern: DATE,
+      description: "First day (YYYY-MM-DD, or a timestamp: its date as written; inclusive); default today in New York.",
+    }),
   ),
   end: Type.Optional(
     Type.String({
@@ -63,7 +76,8 @@ export function registerClockRoutes(app: HttpServer, { market }: { market: Marke
       },
     },
     async (request) => {
-      const { start, end } = request.query;
+      const start = dayOf(request.query.start, "start");
+      const end = dayOf(request.query.end, "end");
       try {
         return market.calendar({ start, end });
       } catch (error) {

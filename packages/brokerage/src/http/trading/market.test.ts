@@ -257,7 +257,7 @@ describe("GET /v2/calendar", () => {
     ["start=26-01-01", "query.start"],
     ["start=2026-1-1", "query.start"],
     ["start=yesterday", "query.start"],
-    ["end=2026-12-31T00:00:00Z", "query.end"],
+    ["end=2026-12-31T25:00:00Z", "query.end"],
     ["start=2026-12-01&end=2026-11-30", "query.end"],
     ["start=2020-01-01&end=2026-01-01", "query.end"],
     ["start=2026-01-01&start=2026-02-01", "query.start"],

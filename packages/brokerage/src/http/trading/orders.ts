@@ -1,13 +1,88 @@
 /**
- * `GET /v2/orders` (live and paper hosts) with the anchor's query parameters, validated here so that a bad
- * one is a 422 naming it (never a 500). Orders come from `services/orders.ts`.
+ * The orders API (live and paper hosts): place, list, get (by id or client order id), replace, cancel one,
+ * cancel all (207), with the anchor's parameters validated here so a bad one is a 422 naming it (never a
+ * 500). Orders come from `services/orders.ts`; its `OrderRejectedError`s become the anchor's bodies.
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
+import type { FastifyReply } from "fastify";
 import { type Static, Type } from "typebox";
+import { OrderRejectedError } from "../../domain/orderErrors.ts";
 import type { OrderListQuery, OrdersService } from "../../services/orders.ts";
 import { alpacaCode } from "./errorFormat.ts";
-import { Order, tradingErrorResponses } from "./schemas.ts";
+import { errorResponse, Order, tradingErrorResponses } from "./schemas.ts";
 import { principalOf } from "./tradingAuth.ts";
+
+/** The anchor's body of a rejected order operation (with its extra fields, e.g. `available`). */
+export async function answerRejection<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof OrderRejectedError)) throw error;
+    return reply.code(error.status).send({ code: error.code, message: error.message, ...error.details }) as never;
+  }
+}
+
+const Decimal = (description: string) => Type.Union([Type.String({ maxLength: 32 }), Type.Number()], { description });
+
+const PlaceOrderBody = Type.Object(
+  {
+    symbol: Type.String({ minLength: 1, maxLength: 32, description: "Symbol or asset id, e.g. `AAPL`, `BTC/USD`." }),
+    qty: Type.Optional(Decimal("Shares or coins (fractional for fractionable assets); or use notional.")),
+    notional: Type.Optional(Decimal("Dollar amount to trade (market day orders); or use qty.")),
+    side: Type.Union([Type.Literal("buy"), Type.Literal("sell")]),
+    type: Type.Union(["market", "limit", "stop", "stop_limit", "trailing_stop"].map((t) => Type.Literal(t)) as never),
+    time_in_force: Type.Union(["day", "gtc", "opg", "cls", "ioc", "fok"].map((t) => Type.Literal(t)) as never),
+    limit_price: Type.Optional(Decimal("Limit price (limit and stop_limit orders).")),
+    stop_price: Type.Optional(Decimal("Stop price (stop and stop_limit orders).")),
+    trail_price: Type.Optional(Decimal("Trailing stop distance in dollars.")),
+    trail_percent: Type.Optional(Decimal("Trailing stop distance in percent.")),
+    extended_hours: Type.Optional(
+      Type.Boolean({ description: "Also trade in the extended sessions (limit day only)." }),
+    ),
+    client_order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: "Unique per account." })),
+    order_class: Type.Optional(
+      Type.Union(["simple", "bracket", "oco", "oto", ""].map((t) => Type.Literal(t)) as never),
+    ),
+    take_profit: Type.Optional(Type.Object({ limit_price: Decimal("Take-profit limit price.") })),
+    stop_loss: Type.Optional(
+      Type.Object({
+        stop_price: Decimal("Stop-loss stop price."),
+        limit_price: Type.Optional(Decimal("Stop-loss limit price (a stop-limit leg).")),
+      }),
+    ),
+    position_intent: Type.Optional(Type.String({ maxLength: 32 })),
+  },
+  {
+    additionalProperties: false,
+    examples: [{ symbol: "AAPL", qty: "1", side: "buy", type: "market", time_in_force: "day" }],
+  },
+);
+
+const ReplaceOrderBody = Type.Object(
+  {
+    qty: Type.Optional(Decimal("New quantity.")),
+    time_in_force: Type.Optional(
+      Type.Union(["day", "gtc", "opg", "cls", "ioc", "fok"].map((t) => Type.Literal(t)) as never),
+    ),
+    limit_price: Type.Optional(Decimal("New limit price.")),
+    stop_price: Type.Optional(Decimal("New stop price.")),
+    trail: Type.Optional(Decimal("New trail (price or percent, as the order's).")),
+    client_order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  { additionalProperties: false, examples: [{ limit_price: "185.5" }] },
+);
+
+const OrderIdParams = Type.Object({ order_id: Type.String({ maxLength: 64, description: "Order id (UUID)." }) });
+
+const forbidden = errorResponse("Buying power, available quantity or permission does not allow the order.", {
+  code: 40310000,
+  message: "insufficient buying power",
+});
+const notFound = errorResponse("No such order of this account.", { code: 40410000, message: "order not found" });
+const rejected = errorResponse("The order's parameters are not accepted.", {
+  code: 42210000,
+  message: 'asset "XYZ" not found',
+});
 
 /** A date (`2026-01-05`) or an RFC 3339 timestamp, as the anchor accepts for `after` and `until`. */
 const TIMESTAMP = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})?)?$";
@@ -63,6 +138,7 @@ function toOrderListQuery(q: Static<typeof ListOrdersQuery>): OrderListQuery {
 }
 
 export function registerOrderRoutes(app: HttpServer, { orders }: { orders: OrdersService }) {
+  const accountOf = (request: Parameters<typeof principalOf>[0]) => principalOf(request).account.id;
   app.get(
     "/v2/orders",
     {
@@ -70,9 +146,7 @@ export function registerOrderRoutes(app: HttpServer, { orders }: { orders: Order
         operationId: "getAllOrders",
         tags: ["Orders"],
         summary: "List orders",
-        description:
-          "The account's orders matching the filters, newest first by default. Orders cannot be placed yet, so " +
-          "the list is empty.",
+        description: "The account's orders matching the filters, newest first by default.",
         querystring: ListOrdersQuery,
         response: {
           200: Type.Array(Order, { examples: [[]] }),
@@ -81,6 +155,124 @@ export function registerOrderRoutes(app: HttpServer, { orders }: { orders: Order
         },
       },
     },
-    async (request) => orders.list(principalOf(request).account.id, toOrderListQuery(request.query)),
+    async (request) => orders.list(accountOf(request), toOrderListQuery(request.query)),
+  );
+
+  app.post(
+    "/v2/orders",
+    {
+      schema: {
+        operationId: "postOrder",
+        tags: ["Orders"],
+        summary: "Place an order",
+        description:
+          "Places an order for the account. It is checked at once against buying power and available quantity " +
+          "(403), then executed by the exchange (live) or the simulation (paper); follow it with `GET " +
+          "/v2/orders/{order_id}` or the trade-update stream.",
+        body: PlaceOrderBody,
+        response: {
+          200: Order,
+          401: tradingErrorResponses[401],
+          403: forbidden,
+          422: rejected,
+        },
+      },
+    },
+    async (request, reply) => answerRejection(reply, () => orders.place(accountOf(request), request.body as never)),
+  );
+
+  app.get(
+    "/v2/orders:by_client_order_id",
+    {
+      schema: {
+        operationId: "getOrderByClientOrderId",
+        tags: ["Orders"],
+        summary: "Get an order by client order id",
+        description: "The account's order with this `client_order_id`.",
+        querystring: Type.Object({ client_order_id: Type.String({ minLength: 1, maxLength: 128 }) }),
+        response: { 200: Order, 401: tradingErrorResponses[401], 404: notFound, 422: tradingErrorResponses[422] },
+      },
+    },
+    async (request, reply) =>
+      answerRejection(reply, () => orders.byClientOrderId(accountOf(request), request.query.client_order_id)),
+  );
+
+  app.get(
+    "/v2/orders/:order_id",
+    {
+      schema: {
+        operationId: "getOrderByOrderID",
+        tags: ["Orders"],
+        summary: "Get an order",
+        description: "One order of the account; with `nested`, its legs under `legs`.",
+        params: OrderIdParams,
+        querystring: Type.Object({ nested: Type.Boolean({ default: false }) }),
+        response: { 200: Order, 401: tradingErrorResponses[401], 404: notFound, 422: tradingErrorResponses[422] },
+      },
+    },
+    async (request, reply) =>
+      answerRejection(reply, () => orders.get(accountOf(request), request.params.order_id, request.query.nested)),
+  );
+
+  app.patch(
+    "/v2/orders/:order_id",
+    {
+      schema: {
+        operationId: "patchOrderByOrderId",
+        tags: ["Orders"],
+        summary: "Replace an order",
+        description:
+          "Replaces an open order by a new one (a new id; `replaces` names the old one, which becomes `replaced`).",
+        params: OrderIdParams,
+        body: ReplaceOrderBody,
+        response: { 200: Order, 401: tradingErrorResponses[401], 403: forbidden, 404: notFound, 422: rejected },
+      },
+    },
+    async (request, reply) =>
+      answerRejection(reply, () => orders.replace(accountOf(request), request.params.order_id, request.body as never)),
+  );
+
+  app.delete(
+    "/v2/orders/:order_id",
+    {
+      schema: {
+        operationId: "deleteOrderByOrderID",
+        tags: ["Orders"],
+        summary: "Cancel an order",
+        description: "Requests the cancel of an open order (204); it may still fill before the cancel takes effect.",
+        params: OrderIdParams,
+        response: {
+          204: Type.Null({ description: "Cancel requested." }),
+          401: tradingErrorResponses[401],
+          404: notFound,
+          422: errorResponse("The order is not open.", { code: 42210000, message: "order is not cancelable" }),
+        },
+      },
+    },
+    async (request, reply) =>
+      answerRejection(reply, async () => {
+        await orders.cancel(accountOf(request), request.params.order_id);
+        return reply.code(204).send(null);
+      }),
+  );
+
+  app.delete(
+    "/v2/orders",
+    {
+      schema: {
+        operationId: "deleteAllOrders",
+        tags: ["Orders"],
+        summary: "Cancel all orders",
+        description: "Requests the cancel of every open order: 207 with one entry (id, status) per order.",
+        response: {
+          207: Type.Array(
+            Type.Object({ id: Type.String(), status: Type.Integer(), body: Type.Optional(Type.Unknown()) }),
+            { examples: [[{ id: "61e69015-8549-4bfd-b9c3-01e75843f47d", status: 200 }]] },
+          ),
+          401: tradingErrorResponses[401],
+        },
+      },
+    },
+    async (request, reply) => reply.code(207).send(await orders.cancelAll(accountOf(request))),
   );
 }

@@ -4,7 +4,7 @@
  */
 import { Type } from "typebox";
 import { toAlpacaAccount } from "../../domain/accountObject.ts";
-import { assetIdOf } from "../../market/assets.ts";
+import { createDefaultAssetUniverse } from "../../market/assetListings.ts";
 import { NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -25,7 +25,23 @@ const error = (description: string, example: { code: number; message: string }) 
 /** An error response of one operation: the error body with its own description and example. */
 export const errorResponse = error;
 
-/** The errors every trading operation can answer (authentication, scope, parameters). */
+/**
+ * The rate limit headers of every answer to an authenticated request (rateLimit.ts), for a response schema's
+ * `headers` (@fastify/swagger documents them on the response).
+ */
+export const rateLimitHeaders = {
+  "X-Ratelimit-Limit": Type.Integer({
+    description: "Requests allowed per minute for these credentials.",
+    examples: [200],
+  }),
+  "X-Ratelimit-Remaining": Type.Integer({ description: "Requests left in the current minute.", examples: [199] }),
+  "X-Ratelimit-Reset": Type.Integer({
+    description: "When the current minute's window ends, in epoch seconds.",
+    examples: [1767225660],
+  }),
+};
+
+/** The errors every trading operation can answer (authentication, scope, parameters, rate limit). */
 export const tradingErrorResponses = {
   401: error(
     `No credentials, unknown or revoked ones, or none for this host's environment; or a token without the scope the operation needs ("${SCOPE_NOT_AUTHORIZED}", code 40110000 as at the anchor).`,
@@ -34,6 +50,15 @@ export const tradingErrorResponses = {
   422: error("A parameter is missing, malformed or out of range.", {
     code: 42210000,
     message: "query.limit: must be <= 500",
+  }),
+  429: Type.Object(ApiError.properties, {
+    description:
+      "More requests this minute than the credentials' limit (200 by default; one count per access token across the live and paper hosts, one per key pair). Retry after `Retry-After` seconds, when the window of `X-Ratelimit-Reset` has ended.",
+    examples: [{ code: 42910000, message: "too many requests" }],
+    headers: {
+      ...rateLimitHeaders,
+      "Retry-After": Type.Integer({ description: "Seconds until the window ends.", minimum: 1, examples: [42] }),
+    },
   }),
 };
 
@@ -160,6 +185,7 @@ export const Order = Type.Object(
     order_type: Type.String({ description: "Deprecated: equals type." }),
     type: Type.String(),
     side: Type.String(),
+    position_intent: Type.Optional(Type.String()),
     time_in_force: Type.String(),
     limit_price: NullableString(),
     stop_price: NullableString(),
@@ -169,27 +195,13 @@ export const Order = Type.Object(
     trail_percent: NullableString(),
     trail_price: NullableString(),
     hwm: NullableString(),
+    expires_at: Type.Optional(NullableString({ format: "date-time" })),
   },
   { $id: "Order", examples: [ORDER_EXAMPLE] },
 );
 
-const ASSET_EXAMPLE = {
-  id: assetIdOf("AAPL"),
-  class: "us_equity",
-  exchange: "NASDAQ",
-  symbol: "AAPL",
-  name: "Apple Inc. Common Stock",
-  status: "active",
-  tradable: true,
-  marginable: true,
-  maintenance_margin_requirement: 30,
-  margin_requirement_long: "30",
-  margin_requirement_short: "30",
-  shortable: true,
-  easy_to_borrow: true,
-  fractionable: true,
-  attributes: ["fractional_eh_enabled", "has_options"],
-};
+/** Our AAPL listing, as `GET /v2/assets/AAPL` answers it (one source for the fields and their values). */
+const ASSET_EXAMPLE = createDefaultAssetUniverse().get("AAPL").asset;
 
 /** The anchor's asset object (reference §2.5, J4 `Assets`; the example is our AAPL); the increments exist for crypto only. */
 export const Asset = Type.Object(

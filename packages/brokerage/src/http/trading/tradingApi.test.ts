@@ -4,125 +4,62 @@
  * bodies and RFC 6750 challenges, scope enforcement, and `GET /v2/orders` parameters (a bad one is a
  * documented 422, never a 500).
  */
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { closeGracefully, createHttpServer, createLogger, type HttpServer } from "@platform/kernel";
-import type { TestDatabase } from "@platform/kernel/testing";
+import { createMemoryRateCounter } from "@platform/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { toAlpacaAccount } from "../../domain/accountObject.ts";
 import type { Scope } from "../../domain/scopes.ts";
-import { createDefaultAssetUniverse } from "../../market/assetListings.ts";
-import { createAccountsService } from "../../services/accounts.ts";
-import { type CreatedClient, createClientsService } from "../../services/clients.ts";
-import { createCodesService } from "../../services/codes.ts";
-import { createKeyPairsService } from "../../services/keyPairs.ts";
-import { createMarketService } from "../../services/market.ts";
-import { createOrdersService } from "../../services/orders.ts";
-import { createTokensService } from "../../services/tokens.ts";
-import { createAccessTokensRepository } from "../../store/accessTokensRepository.ts";
-import { type AccountRow, createAccountsRepository } from "../../store/accountsRepository.ts";
-import { createAuthorizationCodesRepository } from "../../store/authorizationCodesRepository.ts";
-import { createClientsRepository } from "../../store/clientsRepository.ts";
-import { createKeyPairsRepository } from "../../store/keyPairsRepository.ts";
-import { createUsersRepository, type UserWithAccounts } from "../../store/usersRepository.ts";
-import { createBrokerageTestDatabase } from "../../testing/brokerageDatabase.ts";
-import { formatError } from "./errorFormat.ts";
-import { registerTradingApi, tradingTags } from "./tradingApi.ts";
-import { createTradingAuth, principalOf, tradingSecurity, tradingSecuritySchemes } from "./tradingAuth.ts";
+import { createBrokerageServices } from "../../services/index.ts";
+import type { AccountRow } from "../../store/accountsRepository.ts";
+import type { UserWithAccounts } from "../../store/usersRepository.ts";
+import { createTradingTestBed, type TradingTestBed } from "../../testing/tradingTestHosts.ts";
+import { registerTradingApi } from "./tradingApi.ts";
+import { principalOf } from "./tradingAuth.ts";
 
 const REDIRECT = "http://127.0.0.1:8765/callback";
 const UNAUTHORIZED = { code: 40110000, message: "request is not authorized" };
 
-let database: TestDatabase;
-let services: ReturnType<typeof createServices>;
-const servers: HttpServer[] = [];
+let hosts: TradingTestBed;
+let services: ReturnType<typeof createBrokerageServices>;
 const origin: Record<AccountEnv, string> = { live: "", paper: "" };
 let user: UserWithAccounts;
-let client: CreatedClient;
 
-function createServices(db: TestDatabase["db"]) {
-  const codes = createAuthorizationCodesRepository(db);
-  const accounts = createAccountsRepository(db);
-  return {
-    users: createUsersRepository(db),
-    accounts: createAccountsService({ accounts }),
-    clients: createClientsService({ clients: createClientsRepository(db) }),
-    codes: createCodesService({ codes }),
-    tokens: createTokensService({ codes, tokens: createAccessTokensRepository(db) }),
-    keyPairs: createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts }),
-    orders: createOrdersService(),
-    market: createMarketService({ universe: createDefaultAssetUniverse(), sessionMode: "always" }),
-  };
-}
-
-async function listen(app: HttpServer): Promise<string> {
-  servers.push(app);
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-}
-
-const newServer = () =>
-  createHttpServer({
-    logger: createLogger({ level: "silent" }),
-    bodyLimit: 1_048_576,
-    formatError,
-    openapi: {
-      title: "Trading API test",
-      version: "2",
-      description: "test",
-      tags: tradingTags,
-      securitySchemes: tradingSecuritySchemes,
-      security: tradingSecurity,
-    },
-  });
-
+/** A host with the whole trading API, as the brokerage registers it (its own authentication hook). */
 async function startHost(env: AccountEnv): Promise<string> {
-  const app = await newServer();
-  await registerTradingApi(app, {
-    env,
-    accountForBearer: services.accounts.forAccessToken,
-    keyPairs: services.keyPairs,
-    orders: services.orders,
-    market: services.market,
+  const host = await hosts.startHost(env, {
+    beside: (app) =>
+      registerTradingApi(app, {
+        env,
+        accountForBearer: hosts.accounts.forAccessToken,
+        keyPairs: hosts.keyPairs,
+        orders: services.orders,
+        positions: services.positions,
+        accountConfigurations: services.accountConfigurations,
+        watchlists: services.watchlists,
+        activities: services.activities,
+        portfolioHistory: services.portfolioHistory,
+        market: services.market,
+      }),
   });
-  return listen(app);
+  return host.origin;
 }
 
 beforeAll(async () => {
-  database = await createBrokerageTestDatabase();
-  services = createServices(database.db);
-  user = await services.users.insertWithAccounts({
-    email: "trader@example.com",
-    passwordHash: "x",
-    startingCash: "100000",
-    paperAccounts: 2,
-  });
-  client = await services.clients.create({ name: "Trading app", redirectUris: [REDIRECT] });
+  hosts = await createTradingTestBed();
+  const { db } = hosts.fixture.database;
+  services = createBrokerageServices({ db, loginFailures: createMemoryRateCounter(), marketSession: "always" });
+  user = await hosts.fixture.createUser(2);
   origin.live = await startHost("live");
   origin.paper = await startHost("paper");
 });
-afterAll(async () => {
-  for (const app of servers) await closeGracefully(app, 1_000);
-  await database.drop();
-});
+afterAll(() => hosts?.close());
 
 const live = () => user.accounts[0] as AccountRow;
 const paper = (i: 0 | 1) => user.accounts[1 + i] as AccountRow;
 
 /** A real access token: a code issued for the chosen accounts, exchanged by the tokens service. */
-async function token(accounts: { live?: AccountRow; paper?: AccountRow }, scopes: Scope[] = []): Promise<string> {
-  const code = await services.codes.issue({
-    clientId: client.client_id,
-    userId: user.id,
-    redirectUri: REDIRECT,
-    scopes,
-    liveAccountId: accounts.live?.id,
-    paperAccountId: accounts.paper?.id,
-  });
-  const grant = await services.tokens.exchangeCode({ code, clientId: client.client_id, redirectUri: REDIRECT });
-  return grant.access_token;
-}
+const token = (accounts: { live?: AccountRow; paper?: AccountRow }, scopes: Scope[] = []): Promise<string> =>
+  hosts.token(user.id, accounts, scopes);
 
 const get = (env: AccountEnv, path: string, headers: Record<string, string> = {}) =>
   fetch(`${origin[env]}${path}`, { headers });
@@ -144,13 +81,24 @@ describe("GET /v2/account with an OAuth token", () => {
     const onLive = await get("live", "/v2/account", bearer(t));
     expect(onLive.status).toBe(200);
     const liveAccount = await onLive.json();
-    expect(liveAccount).toEqual({ ...toAlpacaAccount(live()), balance_asof: expect.any(String) });
+    // A new $100,000 account: a margin account at the default max_margin_multiplier 4, no positions.
+    expect(liveAccount).toEqual({
+      ...toAlpacaAccount(live()),
+      balance_asof: expect.any(String),
+      cash: "100000",
+      buying_power: "400000",
+      daytrading_buying_power: "400000",
+      effective_buying_power: "400000",
+      regt_buying_power: "200000",
+      multiplier: "4",
+      shorting_enabled: true,
+    });
     const onPaper = await get("paper", "/v2/account", bearer(t));
     expect(onPaper.status).toBe(200);
     const paperAccount = await onPaper.json();
     expect(paperAccount.id).toBe(paper(1).id);
     expect(paperAccount.account_number).toBe(paper(1).account_number);
-    expect(paperAccount).toMatchObject({ status: "ACTIVE", currency: "USD", cash: "100000", multiplier: "1" });
+    expect(paperAccount).toMatchObject({ status: "ACTIVE", currency: "USD", cash: "100000", multiplier: "4" });
   });
 
   it("accepts the scheme in any case (RFC 7235)", async () => {
@@ -168,7 +116,7 @@ describe("GET /v2/account with an OAuth token", () => {
   it("401 with error=invalid_token for a revoked or unknown token, at once", async () => {
     const t = await token({ live: live() });
     expect((await get("live", "/v2/account", bearer(t))).status).toBe(200);
-    expect(await services.tokens.revoke(t, client.client_id)).toBe(true);
+    expect(await hosts.fixture.tokens.revoke(t, hosts.client.client_id)).toBe(true);
     const revoked = await get("live", "/v2/account", bearer(t));
     await expectUnauthorized(revoked);
     expect(revoked.headers.get("www-authenticate")).toBe('Bearer realm="brokerage", error="invalid_token"');
@@ -176,42 +124,42 @@ describe("GET /v2/account with an OAuth token", () => {
   });
 
   it("401 once the token's application is revoked", async () => {
-    const other = await services.clients.create({ name: "Short-lived app", redirectUris: [REDIRECT] });
-    const code = await services.codes.issue({
+    const other = await hosts.fixture.clients.create({ name: "Short-lived app", redirectUris: [REDIRECT] });
+    const code = await hosts.fixture.codes.issue({
       clientId: other.client_id,
       userId: user.id,
       redirectUri: REDIRECT,
       scopes: [],
       paperAccountId: paper(0).id,
     });
-    const grant = await services.tokens.exchangeCode({ code, clientId: other.client_id, redirectUri: REDIRECT });
+    const grant = await hosts.fixture.tokens.exchangeCode({ code, clientId: other.client_id, redirectUri: REDIRECT });
     expect((await get("paper", "/v2/account", bearer(grant.access_token))).status).toBe(200);
-    await services.clients.revoke(other.client_id);
+    await hosts.fixture.clients.revoke(other.client_id);
     await expectUnauthorized(await get("paper", "/v2/account", bearer(grant.access_token)));
   });
 
   it("answers the account as it is now (cash read on every request)", async () => {
     const t = await token({ paper: paper(0) });
-    await database.db.query("UPDATE brokerage.accounts SET cash = 1234.5 WHERE id = $1", [paper(0).id]);
+    await hosts.fixture.database.db.query("UPDATE brokerage.accounts SET cash = 1234.5 WHERE id = $1", [paper(0).id]);
     expect((await (await get("paper", "/v2/account", bearer(t))).json()).cash).toBe("1234.5");
   });
 });
 
 describe("GET /v2/account with a key pair", () => {
   it("reads a paper key's account on the paper host only, a live key's on the live host only", async () => {
-    const paperKey = await services.keyPairs.create({ accountId: paper(1).id });
+    const paperKey = await hosts.keyPairs.create({ accountId: paper(1).id });
     const response = await get("paper", "/v2/account", keys(paperKey));
     expect(response.status).toBe(200);
     expect((await response.json()).id).toBe(paper(1).id);
     await expectUnauthorized(await get("live", "/v2/account", keys(paperKey)));
 
-    const liveKey = await services.keyPairs.create({ accountId: live().id });
+    const liveKey = await hosts.keyPairs.create({ accountId: live().id });
     expect((await (await get("live", "/v2/account", keys(liveKey))).json()).id).toBe(live().id);
     await expectUnauthorized(await get("paper", "/v2/account", keys(liveKey)));
   });
 
   it("401 for a wrong secret, an unknown key, or a key id without its secret", async () => {
-    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    const k = await hosts.keyPairs.create({ accountId: paper(0).id });
     await expectUnauthorized(await get("paper", "/v2/account", keys({ ...k, secret_key: "x".repeat(40) })));
     await expectUnauthorized(await get("paper", "/v2/account", keys({ ...k, key_id: `PK${"A".repeat(18)}` })));
     await expectUnauthorized(await get("paper", "/v2/account", { "APCA-API-KEY-ID": k.key_id }));
@@ -234,7 +182,7 @@ describe("requests that are not authorized", () => {
 
   it("401 for a token and a key pair at once (one way of authenticating per request)", async () => {
     const t = await token({ paper: paper(0) });
-    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    const k = await hosts.keyPairs.create({ accountId: paper(0).id });
     await expectUnauthorized(await get("paper", "/v2/account", { ...bearer(t), ...keys(k) }));
   });
 
@@ -253,22 +201,14 @@ describe("scopes", () => {
   /** The hook on a write route: the first write routes come with orders (issue 15); their scope rule is here. */
   let scopedOrigin: string;
   beforeAll(async () => {
-    const app = await newServer();
-    await app.register(async (plugin) => {
-      const api = plugin.withTypeProvider<TypeBoxTypeProvider>();
-      api.addHook(
-        "onRequest",
-        createTradingAuth({
-          env: "paper",
-          accountForBearer: services.accounts.forAccessToken,
-          keyPairs: services.keyPairs,
-        }),
-      );
-      api.post("/v2/orders", async (request) => ({ via: principalOf(request).via }));
-      api.get("/v2/orders/:id", async (request) => ({ via: principalOf(request).via }));
-      api.patch("/v2/account/configurations", async () => ({}));
+    const host = await hosts.startHost("paper", {
+      routes: (api) => {
+        api.post("/v2/orders", async (request) => ({ via: principalOf(request).via }));
+        api.get("/v2/orders/:id", async (request) => ({ via: principalOf(request).via }));
+        api.patch("/v2/account/configurations", async () => ({}));
+      },
     });
-    scopedOrigin = await listen(app);
+    scopedOrigin = host.origin;
   });
   const call = (method: string, path: string, headers: Record<string, string>) =>
     fetch(`${scopedOrigin}${path}`, { method, headers });
@@ -291,7 +231,7 @@ describe("scopes", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ via: "oauth" });
     expect((await call("PATCH", "/v2/account/configurations", bearer(trading))).status).toBe(401);
-    const k = await services.keyPairs.create({ accountId: paper(0).id });
+    const k = await hosts.keyPairs.create({ accountId: paper(0).id });
     expect(await (await call("POST", "/v2/orders", keys(k))).json()).toEqual({ via: "key" });
   });
 });

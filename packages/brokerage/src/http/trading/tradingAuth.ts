@@ -7,6 +7,12 @@
  * not authorized"}`, and for a missing scope 401 `{"code":40110000,"message":"token is not authorized for this
  * scope"}` (the body the anchor answers; its codes start with the HTTP status, so 401 rather than RFC 6750's
  * 403), with RFC 6750 §3's `WWW-Authenticate` challenge (`error="insufficient_scope"`).
+ *
+ * Between authentication and the scope check, a request is counted against its credential's rate limit
+ * (rateLimit.ts): every authenticated request counts, whatever its answer. Each answer then carries
+ * `X-Ratelimit-Limit`, `X-Ratelimit-Remaining` and `X-Ratelimit-Reset`; over the limit it is the anchor's 429
+ * `{"code":42910000,"message":"too many requests"}` with `Retry-After`. Requests that fail to authenticate are
+ * not counted (they are 401s, and there is no credential to count them against).
  */
 import { HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -14,6 +20,13 @@ import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { requiredScope, SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AccountRow } from "../../store/accountsRepository.ts";
 import { alpacaCode, NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
+import {
+  bearerRateKey,
+  keyPairRateKey,
+  type RateLimitDecision,
+  TOO_MANY_REQUESTS,
+  type TradingRateLimit,
+} from "./rateLimit.ts";
 
 /** Who a trading request acts for, set by the hook on every request of the trading routes. */
 export interface TradingPrincipal {
@@ -44,6 +57,11 @@ export interface TradingAuthParameters {
   ): Promise<{ account: AccountRow; scopes: readonly Scope[] } | undefined>;
   /** The account a key pair opens, or undefined (key pairs service). */
   keyPairs: { authenticate(keyId: string, secret: string): Promise<AccountRow | undefined> };
+  /**
+   * The per-credential request limit, shared by the live and the paper host (one count per token across
+   * both); without it nothing is counted.
+   */
+  rateLimit?: TradingRateLimit;
 }
 
 /** OpenAPI security schemes of the trading hosts, and the requirement every operation carries. */
@@ -74,9 +92,22 @@ export function principalOf(request: FastifyRequest): TradingPrincipal {
   return request.brokerage;
 }
 
+/** The rate limit headers of an answer (the anchor's names and casing). */
+function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
+  reply.header("X-Ratelimit-Limit", decision.limit);
+  reply.header("X-Ratelimit-Remaining", decision.remaining);
+  reply.header("X-Ratelimit-Reset", decision.reset);
+}
+
+/** An authenticated request: its principal, and the key its rate limit counts it under (no secret in it). */
+interface Authenticated {
+  principal: TradingPrincipal;
+  rateKey: string;
+}
+
 /** The onRequest hook of the trading routes of the host of environment `env`. */
-export function createTradingAuth({ env, accountForBearer, keyPairs }: TradingAuthParameters) {
-  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<TradingPrincipal> {
+export function createTradingAuth({ env, accountForBearer, keyPairs, rateLimit }: TradingAuthParameters) {
+  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Authenticated> {
     const authorization = headerValue(request, "authorization");
     const keyId = headerValue(request, "apca-api-key-id");
     const secret = headerValue(request, "apca-api-secret-key");
@@ -88,18 +119,29 @@ export function createTradingAuth({ env, accountForBearer, keyPairs }: TradingAu
       if (!token) refuse(reply, `${REALM}, error="invalid_request"`);
       const grant = await accountForBearer(token, env);
       if (!grant || grant.account.env !== env) refuse(reply, `${REALM}, error="invalid_token"`);
-      return { account: grant.account, scopes: grant.scopes, via: "oauth" };
+      return {
+        principal: { account: grant.account, scopes: grant.scopes, via: "oauth" },
+        rateKey: bearerRateKey(token),
+      };
     }
     if (keyId !== undefined && secret !== undefined) {
       const account = await keyPairs.authenticate(keyId, secret);
       if (!account || account.env !== env) refuse(reply, REALM);
-      return { account, scopes: SCOPES, via: "key" };
+      return { principal: { account, scopes: SCOPES, via: "key" }, rateKey: keyPairRateKey(keyId) };
     }
     return refuse(reply, REALM);
   }
 
   return async function tradingAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const principal = await authenticate(request, reply);
+    const { principal, rateKey } = await authenticate(request, reply);
+    if (rateLimit) {
+      const decision = await rateLimit.check(rateKey);
+      setRateLimitHeaders(reply, decision);
+      if (!decision.allowed) {
+        reply.header("Retry-After", decision.retryAfter);
+        throw new HttpError(429, TOO_MANY_REQUESTS, String(alpacaCode(429)));
+      }
+    }
     const needed = requiredScope(request.method, request.routeOptions.url ?? request.url.split("?")[0] ?? "");
     if (needed && !principal.scopes.includes(needed)) {
       reply.header("www-authenticate", `${REALM}, error="insufficient_scope", scope="${needed}"`);

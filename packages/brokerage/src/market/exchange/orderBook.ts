@@ -145,22 +145,7 @@ export class OrderBook {
       this.reject(request.id, request.accountId, reason);
       return this.end();
     }
-    const order = new BookOrder(
-      request.id,
-      request.accountId,
-      request.side,
-      request.type,
-      request.limitPrice ?? 0,
-      request.stopPrice ?? 0,
-      request.timeInForce,
-      request.qty,
-      0n,
-      0, // set by accept()
-    );
-    this.accept(order);
-    this.enter(order);
-    this.runTriggeredStops();
-    return this.end();
+    return this.enterNew(request);
   }
 
   /** Cancels an open order (resting or waiting stop). */
@@ -213,22 +198,7 @@ export class OrderBook {
       return this.end();
     }
     this.detach(old);
-    const order = new BookOrder(
-      next.id,
-      next.accountId,
-      next.side,
-      next.type,
-      next.limitPrice ?? 0,
-      next.stopPrice ?? 0,
-      next.timeInForce,
-      next.qty,
-      0n,
-      0, // set by accept()
-    );
-    this.accept(order);
-    this.enter(order);
-    this.runTriggeredStops();
-    return this.end();
+    return this.enterNew(next);
   }
 
   /** Cancels every open `day` order (reason `expired`), oldest first: call it at the session's end. */
@@ -268,6 +238,26 @@ export class OrderBook {
   }
 
   // ---- the engine ----
+
+  /** Accepts a valid new order (a submit, or a replacement that lost its place), enters it, runs the stops. */
+  private enterNew(request: OrderRequest): BookEvent[] {
+    const order = new BookOrder(
+      request.id,
+      request.accountId,
+      request.side,
+      request.type,
+      request.limitPrice ?? 0,
+      request.stopPrice ?? 0,
+      request.timeInForce,
+      request.qty,
+      0n,
+      0, // set by accept()
+    );
+    this.accept(order);
+    this.enter(order);
+    this.runTriggeredStops();
+    return this.end();
+  }
 
   private enter(order: BookOrder): void {
     if (!isStop(order)) this.execute(order);

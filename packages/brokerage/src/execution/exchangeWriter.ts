@@ -1,0 +1,439 @@
+/**
+ * The exchange writer: the one process (chosen by a lease, as crosschain's relayer) that executes orders.
+ * It takes the commands placements queue (`brokerage.order_commands`: submit, cancel, replace) in order,
+ * and on every market tick (1 s) requotes the live books, simulates paper fills, triggers stops and trailing
+ * stops, releases orders waiting for the session and expires `day` orders. Each command or tick is one
+ * transaction (ledger.ts) that also marks the command done: killed at any instant, the writer redoes exactly
+ * what did not commit. On taking the lease (or after a failed write) it rebuilds its state from the
+ * database: open orders, the books' resting orders and sequences.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import type { Database, Logger } from "@platform/kernel";
+import { isOpenStatus, type OrderRow } from "../domain/orderObject.ts";
+import { fromNanos, numberToNanos, toNanos } from "../domain/portfolioValue.ts";
+import type { RestingOrder } from "../market/exchange/types.ts";
+import type { MarketService } from "../services/market.ts";
+import { OPEN_STATUS_LIST } from "../store/ordersRepository.ts";
+import { type WriterEvent, writeLedger } from "./ledger.ts";
+import { bookTickOf, createLiveVenue } from "./liveVenue.ts";
+import { createPaperVenue } from "./paperVenue.ts";
+import { mayExecute } from "./sessions.ts";
+import type { Venue, WorkingOrder } from "./venue.ts";
+
+const ONE = 1_000_000_000n;
+export const EXCHANGE_TICK_MS = 1_000;
+const LEASE_TTL_SEC = 10;
+/** Commands committed together, at most (throughput: one transaction's fixed cost shared). */
+const COMMAND_BATCH = 50;
+
+type Env = "live" | "paper";
+interface Tracked {
+  row: OrderRow;
+  env: Env;
+  /** waiting for the session; waiting for its stop; working in a venue. */
+  phase: "parked" | "trigger" | "venue";
+}
+
+export interface ExchangeWriterParameters {
+  db: Database;
+  market: MarketService;
+  logger: Logger;
+  /** Called after a commit that wrote trade events (the stream hub of this process reads them at once). */
+  onEvents?: () => void;
+  tickMs?: number;
+}
+
+export interface ExchangeWriter {
+  /** Runs pending commands now (placements of this process call it after their commit). */
+  wake(): void;
+  start(): void;
+  stop(): Promise<void>;
+  /** Resolves when nothing is pending (tests). */
+  idle(): Promise<void>;
+}
+
+export function createExchangeWriter({
+  db,
+  market,
+  logger,
+  onEvents,
+  tickMs = EXCHANGE_TICK_MS,
+}: ExchangeWriterParameters): ExchangeWriter {
+  const log = logger.child({ component: "exchange-writer" });
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  let venues: Record<Env, Venue> | undefined;
+  const tracked = new Map<string, Tracked>();
+  let running = false;
+  let stopped = true;
+  let again = false;
+  let current: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  let lastTickAt = 0;
+  let unlisten: (() => Promise<void>) | undefined;
+
+  // Every commit renews the lease too (and fails without it): a pass only asks for it once a third of the
+  // lease has gone by without a renewal, instead of an upsert on every wake-up.
+  let renewDueAt = 0;
+  const renewed = () => {
+    renewDueAt = Date.now() + (LEASE_TTL_SEC * 1000) / 3;
+  };
+
+  async function holdLease(): Promise<boolean> {
+    if (venues && Date.now() < renewDueAt) return true;
+    const rows = await db.query(
+      `INSERT INTO brokerage.exchange_leases (name, holder, expires_at) VALUES ('exchange', $1, now() + make_interval(secs => $2))
+       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
+         WHERE brokerage.exchange_leases.holder = EXCLUDED.holder OR brokerage.exchange_leases.expires_at < now()
+       RETURNING holder`,
+      [holder, LEASE_TTL_SEC],
+    );
+    if (rows.length > 0) renewed();
+    return rows.length > 0;
+  }
+
+  /** Rebuilds books, paper orders and tracked orders from the database. */
+  async function rebuild(): Promise<void> {
+    tracked.clear();
+    const open = await db.query<OrderRow & { env: Env; pending: boolean }>(
+      `SELECT o.*, a.env, EXISTS (SELECT 1 FROM brokerage.order_commands c WHERE c.order_id = o.id AND c.done_at IS NULL) AS pending
+       FROM brokerage.orders o JOIN brokerage.accounts a ON a.id = o.account_id
+       WHERE o.status IN (${OPEN_STATUS_LIST}) ORDER BY o.created_at, o.id`,
+    );
+    const books = await db.query<{ symbol: string; sequence: string; last_trade_price: string | null }>(
+      "SELECT symbol, sequence, last_trade_price FROM brokerage.exchange_books",
+    );
+    const resting = new Map<string, RestingOrder[]>();
+    const paperResting: WorkingOrder[] = [];
+    for (const row of open) {
+      const { env, pending, ...order } = row;
+      if (order.status === "held") continue;
+      if (order.status === "accepted" || order.status === "pending_new") {
+        if (!pending) tracked.set(order.id, { row: order, env, phase: "parked" });
+        continue;
+      }
+      if (order.book_priority === null && isStopType(order)) {
+        tracked.set(order.id, { row: order, env, phase: "trigger" });
+        continue;
+      }
+      if (order.book_priority === null || order.limit_price === null) continue;
+      tracked.set(order.id, { row: order, env, phase: "venue" });
+      const leaves = toNanos(order.qty ?? "0") - toNanos(order.filled_qty);
+      if (env === "live") {
+        const listing = market.findListing(order.symbol);
+        if (!listing) continue;
+        const tick = bookTickOf(listing);
+        const list = resting.get(order.symbol) ?? [];
+        list.push({
+          id: order.id,
+          accountId: order.account_id,
+          side: order.side,
+          type: "limit",
+          limitPrice: Number(toNanos(order.limit_price) / tick),
+          timeInForce: "gtc",
+          leavesQty: leaves,
+          filledQty: toNanos(order.filled_qty),
+          priority: Number(order.book_priority),
+        });
+        resting.set(order.symbol, list);
+      } else paperResting.push(working(order, "limit"));
+    }
+    const paper = createPaperVenue({ market, restored: paperResting });
+    venues = {
+      live: createLiveVenue({
+        market,
+        restored: books.map((b) => ({
+          symbol: b.symbol,
+          sequence: Number(b.sequence),
+          lastTradePrice: b.last_trade_price === null ? undefined : toNanos(b.last_trade_price),
+          orders: resting.get(b.symbol) ?? [],
+        })),
+      }),
+      paper,
+    };
+  }
+
+  function working(row: OrderRow, executeAs: "market" | "limit"): WorkingOrder {
+    const tif = row.time_in_force === "ioc" || row.time_in_force === "fok" ? row.time_in_force : "gtc";
+    const limitPrice = row.limit_price === null ? undefined : toNanos(row.limit_price);
+    return {
+      row,
+      leaves: row.qty === null ? 0n : toNanos(row.qty) - toNanos(row.filled_qty),
+      notionalLeft: row.notional === null ? undefined : toNanos(row.notional),
+      executeAs: executeAs === "limit" && limitPrice !== undefined ? "limit" : "market",
+      limitPrice,
+      // A market order never rests: whatever the market cannot fill now is canceled.
+      timeInForce: executeAs === "market" ? "ioc" : tif,
+    };
+  }
+
+  /** Starts an order that may execute now: a stop waits for its trigger, the rest goes to its venue. */
+  function start(row: OrderRow, env: Env, at: number, out: WriterEvent[]): void {
+    if (isStopType(row)) {
+      if (row.type === "trailing_stop") initTrail(row, at, out);
+      tracked.set(row.id, { row, env, phase: "trigger" });
+      return;
+    }
+    toVenue(row, env, row.type === "market" ? "market" : "limit", at, out);
+  }
+
+  function toVenue(row: OrderRow, env: Env, executeAs: "market" | "limit", at: number, out: WriterEvent[]): void {
+    const venue = (venues as Record<Env, Venue>)[env];
+    const events = venue.execute(working(row, executeAs), at);
+    out.push(...events);
+    const priority = venue.priorityOf(row.id);
+    if (priority !== undefined) {
+      tracked.set(row.id, { row, env, phase: "venue" });
+      out.push({ type: "resting", orderId: row.id, priority });
+    } else tracked.delete(row.id);
+  }
+
+  function initTrail(row: OrderRow, at: number, out: WriterEvent[]): void {
+    const price = numberToNanos(market.priceOf(row.symbol, at));
+    out.push({ type: "trail", orderId: row.id, hwm: price, stopPrice: trailStop(row, price) });
+    row.hwm = fromNanos(price);
+  }
+
+  async function commit(events: WriterEvent[], at: number, commandSeqs: readonly string[] = []): Promise<void> {
+    // A quiet tick writes nothing (the lease is renewed by the pass when due).
+    if (events.length === 0 && commandSeqs.length === 0) return;
+    const result = await db.transaction(async (tx) => {
+      // The lease is checked (and renewed) in every write, not only at the start of a pass: a writer that
+      // stalled past its lease while another took over must not commit a single fill more.
+      const held = await tx.query(
+        `UPDATE brokerage.exchange_leases SET expires_at = now() + make_interval(secs => $2)
+         WHERE name = 'exchange' AND holder = $1 RETURNING holder`,
+        [holder, LEASE_TTL_SEC],
+      );
+      if (held.length === 0) throw new LeaseLostError();
+      renewed();
+      const written = await writeLedger(tx, {
+        events,
+        at,
+        listingOf: (s) => market.findListing(s),
+        // Every book these events touched: its sequence must never go back (execution ids are `<symbol>:<seq>`).
+        bookStates: (symbols) => (venues as Record<Env, Venue>).live.bookStates(symbols),
+      });
+      if (commandSeqs.length > 0) {
+        await tx.query("UPDATE brokerage.order_commands SET done_at = now() WHERE seq = ANY($1::bigint[])", [
+          commandSeqs,
+        ]);
+      }
+      return written;
+    });
+    for (const e of events) {
+      const row = result.orders.get(e.orderId);
+      const t = tracked.get(e.orderId);
+      if (row && t) t.row = row;
+      if (row && !isOpenStatus(row.status)) tracked.delete(e.orderId);
+    }
+    if (result.lastEventId > 0) onEvents?.();
+  }
+
+  /** What one command does to the venues, as events for the batch's commit. */
+  async function runCommand(
+    c: OrderRow & { seq: string; command: string; env: Env },
+    at: number,
+  ): Promise<WriterEvent[]> {
+    const { seq: _seq, command, env, ...row } = c;
+    const out: WriterEvent[] = [];
+    if (command === "submit") {
+      if (row.status === "accepted" || row.status === "pending_new" || row.status === "held") {
+        if (!mayExecute(row, at, market.sessionMode)) tracked.set(row.id, { row, env, phase: "parked" });
+        else {
+          out.push({ type: "new", orderId: row.id });
+          start(row, env, at, out);
+        }
+      }
+    } else if (command === "cancel") {
+      const venue = (venues as Record<Env, Venue>)[env];
+      const removed = venue.remove(row.id, at, "requested");
+      out.push(...removed);
+      if (!removed.some((e) => e.orderId === row.id && e.type === "canceled")) {
+        out.push({ type: "canceled", orderId: row.id, reason: "requested" });
+      }
+      tracked.delete(row.id);
+    } else if (command === "replace" && row.replaces) {
+      const [old] = await db.query<OrderRow>("SELECT * FROM brokerage.orders WHERE id = $1", [row.replaces]);
+      const venue = (venues as Record<Env, Venue>)[env];
+      // Only an original untouched since the replace was requested: one that executed meanwhile would add its
+      // fills to a replacement sized (and checked against buying power) before them.
+      if (old?.status === "pending_replace") {
+        // The swap: the old order leaves its venue without a cancel event, the new one starts.
+        venue.remove(old.id, at, "requested");
+        tracked.delete(old.id);
+        out.push({ type: "replaced", orderId: old.id, newOrderId: row.id });
+        // A replacement canceled before the swap only takes the original's place (as the submit of a canceled
+        // order does nothing): it never executes, its cancel command ends it.
+        if (row.status === "pending_new") {
+          out.push({ type: "new", orderId: row.id });
+          start(row, env, at, out);
+        }
+      } else out.push({ type: "rejected", orderId: row.id, reason: "replaced order is no longer open" });
+    }
+    return out;
+  }
+
+  async function tick(at: number): Promise<void> {
+    const out: WriterEvent[] = [];
+    const live = (venues as Record<Env, Venue>).live;
+    const paper = (venues as Record<Env, Venue>).paper;
+    out.push(...live.tick(at), ...paper.tick(at));
+    const from = lastTickAt || at - tickMs;
+    for (const t of [...tracked.values()]) {
+      const { row } = t;
+      if (row.expires_at && row.expires_at.getTime() <= at) {
+        const venue = (venues as Record<Env, Venue>)[t.env];
+        const removed = venue.remove(row.id, at, "expired");
+        out.push(
+          ...(removed.length > 0
+            ? removed
+            : [{ type: "canceled" as const, orderId: row.id, reason: "expired" as const }]),
+        );
+        tracked.delete(row.id);
+        continue;
+      }
+      if (t.phase === "parked" && mayExecute(row, at, market.sessionMode)) {
+        tracked.delete(row.id);
+        out.push({ type: "new", orderId: row.id });
+        start(row, t.env, at, out);
+      } else if (t.phase === "trigger" && mayExecute(row, at, market.sessionMode)) {
+        const prices = [
+          ...market.tradesBetween(row.symbol, from, at).map((p) => p.price),
+          market.priceOf(row.symbol, at),
+        ];
+        for (const price of prices) {
+          const p = numberToNanos(price);
+          if (row.type === "trailing_stop") {
+            const hwm = toNanos(row.hwm ?? String(p));
+            const better = row.side === "sell" ? p > hwm : p < hwm;
+            if (better) {
+              row.hwm = fromNanos(p);
+              out.push({ type: "trail", orderId: row.id, hwm: p, stopPrice: trailStop(row, p) });
+            }
+          }
+          const stop =
+            row.type === "trailing_stop" ? trailStop(row, toNanos(row.hwm ?? "0")) : toNanos(row.stop_price ?? "0");
+          if (row.side === "buy" ? p >= stop : p <= stop) {
+            tracked.delete(row.id);
+            toVenue(row, t.env, row.type === "stop_limit" ? "limit" : "market", at, out);
+            break;
+          }
+        }
+      }
+    }
+    lastTickAt = at;
+    await commit(out, at);
+  }
+
+  async function pass(): Promise<void> {
+    if (stopped) return;
+    if (!(await holdLease())) {
+      venues = undefined;
+      return;
+    }
+    const at = market.now().getTime();
+    if (!venues) {
+      await rebuild();
+      // The rebuilt books open (and may execute what the market reached meanwhile) before a command takes an
+      // order out of one: a replace's swap writes nothing of what the book's opening executes.
+      await tick(at);
+    }
+    for (;;) {
+      const commands = await db.query<OrderRow & { seq: string; command: string; env: Env }>(
+        `SELECT c.seq, c.command, a.env, o.* FROM brokerage.order_commands c
+         JOIN brokerage.orders o ON o.id = c.order_id JOIN brokerage.accounts a ON a.id = o.account_id
+         WHERE c.done_at IS NULL ORDER BY c.seq LIMIT 200`,
+      );
+      // Commands are committed in batches (one transaction for up to COMMAND_BATCH of them). A replace reads
+      // the order it replaces from the database, so what came before it is committed first, and it alone.
+      const events: WriterEvent[] = [];
+      const seqs: string[] = [];
+      const flush = async () => {
+        if (seqs.length > 0) await commit(events.splice(0), market.now().getTime(), seqs.splice(0));
+      };
+      for (const c of commands) {
+        if (c.command === "replace") await flush();
+        events.push(...(await runCommand(c, market.now().getTime())));
+        seqs.push(c.seq);
+        if (c.command === "replace" || seqs.length >= COMMAND_BATCH) await flush();
+      }
+      await flush();
+      if (commands.length < 200) break;
+    }
+    const now = market.now().getTime();
+    if (now - lastTickAt >= tickMs) await tick(now);
+  }
+
+  function schedule(): void {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    current = (async () => {
+      do {
+        again = false;
+        try {
+          await pass();
+        } catch (error) {
+          // State may be ahead of what committed: rebuild from the database on the next pass.
+          if (error instanceof LeaseLostError) log.warn("exchange lease lost to another writer; standing by");
+          else log.error({ err: error }, "exchange writer pass failed; rebuilding from the database");
+          venues = undefined;
+        }
+      } while (again && !stopped);
+      running = false;
+    })();
+  }
+
+  return {
+    wake: schedule,
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      timer = setInterval(schedule, Math.min(tickMs, 250));
+      timer.unref();
+      void db
+        .listen("brokerage_order_commands", () => schedule())
+        .then((u) => {
+          unlisten = u;
+        })
+        .catch((error: unknown) => log.warn({ err: error }, "cannot listen for order commands; polling only"));
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await current;
+      await unlisten?.();
+      await db
+        .query("DELETE FROM brokerage.exchange_leases WHERE name = 'exchange' AND holder = $1", [holder])
+        .catch(() => {});
+    },
+    async idle() {
+      do {
+        await current;
+        if (running || again) await new Promise((r) => setTimeout(r, 5));
+      } while (running || again);
+    },
+  };
+}
+
+/** Another writer holds the lease now: this one's write is rolled back and its state dropped. */
+export class LeaseLostError extends Error {
+  override name = "LeaseLostError" as const;
+  constructor() {
+    super("the exchange lease is held by another writer");
+  }
+}
+
+const isStopType = (row: OrderRow): boolean =>
+  (row.type === "stop" || row.type === "stop_limit" || row.type === "trailing_stop") && row.book_priority === null;
+
+/** A trailing stop's stop price from its water mark: below it for a sell, above it for a buy. */
+function trailStop(row: OrderRow, hwm: bigint): bigint {
+  const trail =
+    row.trail_price !== null ? toNanos(row.trail_price) : (hwm * toNanos(row.trail_percent ?? "0")) / (100n * ONE);
+  return row.side === "sell" ? hwm - trail : hwm + trail;
+}

@@ -1,0 +1,347 @@
+/**
+ * Writes what the exchange did, in the caller's transaction: order statuses and fills, positions, cash, FILL
+ * activities and the trade-update events the stream sends, and the books' sequences, all or nothing. The
+ * accounts concerned are locked first (in id order, as placements lock them), so a fill and a placement on
+ * one account never interleave and never deadlock. A fill is applied exactly once: its command or tick is
+ * retried only when this transaction did not commit.
+ */
+import type { Queryable } from "@platform/kernel";
+import { activityId } from "../domain/activityIds.ts";
+import { isOpenStatus, type OrderRow, toAlpacaOrder } from "../domain/orderObject.ts";
+import { fromNanos, toNanos } from "../domain/portfolioValue.ts";
+import type { ListedAsset } from "../market/assets.ts";
+import type { VenueEvent } from "./venue.ts";
+
+const ONE = 1_000_000_000n;
+
+/** What the writer itself decides about an order, besides what venues answer. */
+export type WriterEvent =
+  | VenueEvent
+  /** Accepted by the venue (status `new`), e.g. after waiting for the session. */
+  | { type: "new"; orderId: string }
+  /** A trailing stop's water mark moved (and its stop price with it). */
+  | { type: "trail"; orderId: string; hwm: bigint; stopPrice: bigint }
+  /** The order rests in a venue (live books: with its queue priority). */
+  | { type: "resting"; orderId: string; priority: number };
+
+export interface LedgerWrite {
+  events: readonly WriterEvent[];
+  at: number;
+  listingOf(symbol: string): ListedAsset | undefined;
+  /** The live books' states of these symbols (those of the orders written), persisted with the events. */
+  bookStates?: (
+    symbols: Iterable<string>,
+  ) => readonly { symbol: string; sequence: number; lastTradePrice?: bigint | undefined }[];
+}
+
+export interface LedgerResult {
+  /** Orders as they are after the write, by id. */
+  orders: Map<string, OrderRow>;
+  /** Legs to submit now (their parent filled) and siblings to cancel (one leg filled). */
+  followUps: { orderId: string; command: "submit" | "cancel" }[];
+  /** Largest trade-event id written (0 when none). */
+  lastEventId: number;
+}
+
+interface PositionState {
+  qty: bigint;
+  avg: bigint;
+  changed: boolean;
+  existed: boolean;
+}
+
+const mul = (a: bigint, b: bigint) => (a * b) / ONE;
+/** An order that ended (filled, canceled, expired, rejected, replaced): nothing changes it any more. */
+const ended = (row: OrderRow): boolean => !isOpenStatus(row.status);
+
+export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<LedgerResult> {
+  const at = new Date(write.at);
+  const ids = [...new Set(write.events.map((e) => e.orderId))];
+  const result: LedgerResult = { orders: new Map(), followUps: [], lastEventId: 0 };
+  if (ids.length > 0) {
+    await tx.query(
+      `SELECT a.id FROM brokerage.accounts a
+       WHERE a.id IN (SELECT account_id FROM brokerage.orders WHERE id = ANY($1::uuid[]))
+       ORDER BY a.id FOR UPDATE`,
+      [ids],
+    );
+    for (const row of await tx.query<OrderRow>("SELECT * FROM brokerage.orders WHERE id = ANY($1::uuid[])", [ids])) {
+      result.orders.set(row.id, row);
+    }
+  }
+  const changed = new Set<string>();
+  const positions = new Map<string, PositionState>();
+  const cash = new Map<string, bigint>();
+  const tradeEvents: unknown[][] = [];
+  const activities: unknown[][] = [];
+
+  async function positionOf(row: OrderRow): Promise<PositionState> {
+    const key = `${row.account_id}|${row.symbol}`;
+    let state = positions.get(key);
+    if (!state) {
+      const [p] = await tx.query<{ qty: string; avg_entry_price: string }>(
+        "SELECT qty, avg_entry_price FROM brokerage.positions WHERE account_id = $1 AND symbol = $2",
+        [row.account_id, row.symbol],
+      );
+      state = p
+        ? { qty: toNanos(p.qty), avg: toNanos(p.avg_entry_price), changed: false, existed: true }
+        : { qty: 0n, avg: 0n, changed: false, existed: false };
+      positions.set(key, state);
+    }
+    return state;
+  }
+
+  const emit = (
+    row: OrderRow,
+    event: string,
+    fill?: { executionId: string; price: bigint; qty: bigint; position: bigint },
+  ) =>
+    tradeEvents.push([
+      row.account_id,
+      event,
+      at,
+      row.id,
+      JSON.stringify(toAlpacaOrder(row)),
+      fill?.executionId ?? null,
+      fill ? fromNanos(fill.price) : null,
+      fill ? fromNanos(fill.qty) : null,
+      fill ? fromNanos(fill.position) : null,
+    ]);
+
+  for (const event of write.events) {
+    const row = result.orders.get(event.orderId);
+    if (!row) continue;
+    const touch = () => {
+      row.updated_at = at;
+      changed.add(row.id);
+    };
+    switch (event.type) {
+      case "new":
+        // A cancel requested while the writer was starting the order keeps its pending_cancel status, but the
+        // order did reach the venue: the stream still says `new` before any fill.
+        if (row.status === "pending_cancel") {
+          emit(row, "new");
+          break;
+        }
+        if (row.status !== "accepted" && row.status !== "pending_new" && row.status !== "held") break;
+        row.status = "new";
+        touch();
+        emit(row, "new");
+        break;
+      case "resting":
+        row.book_priority = String(event.priority);
+        changed.add(row.id);
+        break;
+      case "trail":
+        row.hwm = fromNanos(event.hwm);
+        row.stop_price = fromNanos(event.stopPrice);
+        touch();
+        break;
+      case "fill": {
+        if (ended(row)) break;
+        const position = await positionOf(row);
+        const signed = row.side === "buy" ? event.qty : -event.qty;
+        const next = position.qty + signed;
+        // Adding to a position averages its entry price; reducing it keeps the price of what remains.
+        if (position.qty === 0n || position.qty > 0n === signed > 0n) {
+          const absBefore = position.qty < 0n ? -position.qty : position.qty;
+          position.avg = (absBefore * position.avg + event.qty * event.price) / (absBefore + event.qty);
+        } else if (position.qty > 0n !== next > 0n && next !== 0n) {
+          position.avg = event.price;
+        }
+        position.qty = next;
+        position.changed = true;
+        const value = mul(event.qty, event.price);
+        cash.set(row.account_id, (cash.get(row.account_id) ?? 0n) + (row.side === "buy" ? -value : value));
+        const filled = toNanos(row.filled_qty) + event.qty;
+        row.filled_qty = fromNanos(filled);
+        row.filled_value = sum18(row.filled_value, event.qty * event.price);
+        const done = event.leaves === 0n;
+        row.status = done ? "filled" : "partially_filled";
+        if (done) row.filled_at = at;
+        touch();
+        const type = done ? "fill" : "partial_fill";
+        emit(row, type, { executionId: event.executionId, price: event.price, qty: event.qty, position: next });
+        activities.push([
+          activityId(at),
+          row.account_id,
+          at,
+          row.id,
+          event.executionId,
+          row.symbol,
+          row.side,
+          type,
+          fromNanos(event.qty),
+          fromNanos(event.price),
+          fromNanos(filled),
+          fromNanos(event.leaves),
+          row.status,
+        ]);
+        break;
+      }
+      case "canceled": {
+        if (ended(row)) break;
+        if (event.reason === "expired") {
+          row.status = "expired";
+          row.expired_at = at;
+        } else {
+          row.status = "canceled";
+          row.canceled_at = at;
+        }
+        touch();
+        emit(row, row.status);
+        break;
+      }
+      case "rejected":
+        if (ended(row)) break;
+        row.status = "rejected";
+        row.failed_at = at;
+        touch();
+        emit(row, "rejected");
+        break;
+      case "replaced": {
+        if (ended(row)) break;
+        row.status = "replaced";
+        row.replaced_at = at;
+        row.replaced_by = event.newOrderId;
+        touch();
+        emit(row, "replaced");
+        break;
+      }
+    }
+  }
+
+  // Legs and siblings of the orders written: loaded so `followLegs` sees them (one query, usually empty).
+  await resolveFollowUps(tx, result, write.events);
+
+  for (const id of changed) {
+    const r = result.orders.get(id) as OrderRow;
+    await tx.query(
+      `UPDATE brokerage.orders SET status = $2, filled_qty = $3, filled_value = $4, filled_at = $5, canceled_at = $6,
+         expired_at = $7, failed_at = $8, replaced_at = $9, replaced_by = $10, updated_at = $11, book_priority = $12,
+         hwm = $13, stop_price = $14
+       WHERE id = $1`,
+      [
+        r.id,
+        r.status,
+        r.filled_qty,
+        r.filled_value,
+        r.filled_at,
+        r.canceled_at,
+        r.expired_at,
+        r.failed_at,
+        r.replaced_at,
+        r.replaced_by,
+        r.updated_at,
+        r.book_priority,
+        r.hwm,
+        r.stop_price,
+      ],
+    );
+  }
+  for (const [key, p] of positions) {
+    if (!p.changed) continue;
+    const [accountId, symbol] = key.split("|") as [string, string];
+    if (p.qty === 0n) {
+      await tx.query("DELETE FROM brokerage.positions WHERE account_id = $1 AND symbol = $2", [accountId, symbol]);
+      continue;
+    }
+    const asset = write.listingOf(symbol)?.asset;
+    await tx.query(
+      `INSERT INTO brokerage.positions (account_id, symbol, asset_id, asset_class, exchange, qty, avg_entry_price, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+       ON CONFLICT (account_id, symbol) DO UPDATE SET qty = EXCLUDED.qty, avg_entry_price = EXCLUDED.avg_entry_price,
+         updated_at = EXCLUDED.updated_at`,
+      [accountId, symbol, asset?.id, asset?.class, asset?.exchange, fromNanos(p.qty), fromNanos(p.avg), at],
+    );
+  }
+  for (const [accountId, delta] of cash) {
+    await tx.query("UPDATE brokerage.accounts SET cash = cash + $2 WHERE id = $1", [accountId, fromNanos(delta)]);
+  }
+  if (activities.length > 0) {
+    await tx.query(
+      `INSERT INTO brokerage.activities (id, account_id, activity_type, transaction_time, order_id, execution_id, symbol,
+         side, type, qty, price, cum_qty, leaves_qty, order_status)
+       SELECT a[1], a[2]::uuid, 'FILL', a[3]::timestamptz, a[4]::uuid, a[5], a[6], a[7], a[8], a[9]::numeric,
+         a[10]::numeric, a[11]::numeric, a[12]::numeric, a[13]
+       FROM jsonb_array_elements($1::jsonb) AS j(v), LATERAL (SELECT ARRAY(SELECT jsonb_array_elements_text(j.v)) AS a) x`,
+      [JSON.stringify(activities.map((a) => a.map((v) => (v instanceof Date ? v.toISOString() : v))))],
+    );
+  }
+  if (tradeEvents.length > 0) {
+    const rows = await tx.query<{ id: string }>(
+      `INSERT INTO brokerage.trade_events (account_id, event, at, order_id, "order", execution_id, price, qty, position_qty)
+       SELECT (v->>0)::uuid, v->>1, (v->>2)::timestamptz, (v->>3)::uuid, (v->>4)::jsonb, v->>5, (v->>6)::numeric,
+         (v->>7)::numeric, (v->>8)::numeric
+       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(v, n) ORDER BY n
+       RETURNING id`,
+      [JSON.stringify(tradeEvents.map((e) => e.map((v) => (v instanceof Date ? v.toISOString() : v))))],
+    );
+    result.lastEventId = Math.max(...rows.map((r) => Number(r.id)));
+    await tx.query("SELECT pg_notify('brokerage_trade_events', $1)", [String(result.lastEventId)]);
+  }
+  const touched = new Set([...result.orders.values()].filter((o) => ids.includes(o.id)).map((o) => o.symbol));
+  for (const b of write.bookStates?.(touched) ?? []) {
+    await tx.query(
+      `INSERT INTO brokerage.exchange_books (symbol, sequence, last_trade_price) VALUES ($1, $2, $3)
+       ON CONFLICT (symbol) DO UPDATE SET sequence = EXCLUDED.sequence, last_trade_price = EXCLUDED.last_trade_price`,
+      [b.symbol, b.sequence, b.lastTradePrice === undefined ? null : fromNanos(b.lastTradePrice)],
+    );
+  }
+  for (const f of result.followUps) {
+    await tx.query("INSERT INTO brokerage.order_commands (order_id, command) VALUES ($1, $2)", [f.orderId, f.command]);
+  }
+  return result;
+}
+
+/** Loads the legs and parents of filled or canceled orders, then re-derives follow-ups with them in view. */
+async function resolveFollowUps(tx: Queryable, result: LedgerResult, events: readonly WriterEvent[]): Promise<void> {
+  const groupRoots = new Set<string>();
+  for (const e of events) {
+    const row = result.orders.get(e.orderId);
+    const ends = e.type === "fill" || e.type === "canceled" || e.type === "rejected";
+    if (ends && row && (row.parent_id !== null || row.order_class !== "simple"))
+      groupRoots.add(row.parent_id ?? row.id);
+  }
+  if (groupRoots.size === 0) return;
+  const group = await tx.query<OrderRow>(
+    "SELECT * FROM brokerage.orders WHERE id = ANY($1::uuid[]) OR parent_id = ANY($1::uuid[])",
+    [[...groupRoots]],
+  );
+  for (const g of group) if (!result.orders.has(g.id)) result.orders.set(g.id, g);
+  result.followUps = [];
+  for (const e of events) {
+    const row = result.orders.get(e.orderId);
+    if (!row) continue;
+    const legs = group.filter((g) => g.parent_id === row.id).map((g) => result.orders.get(g.id) as OrderRow);
+    if (e.type === "fill" && row.status === "filled") {
+      if (row.parent_id === null && row.order_class !== "oco") {
+        // The entry of a bracket/oto filled: its legs start working.
+        for (const leg of legs)
+          if (leg.status === "held") result.followUps.push({ orderId: leg.id, command: "submit" });
+      } else {
+        // A leg (or an oco's limit) filled: the rest of its group is canceled.
+        const root = row.parent_id ?? row.id;
+        for (const g of group) {
+          const other = result.orders.get(g.id) as OrderRow;
+          if (other.id !== row.id && (other.id === root || other.parent_id === root) && !ended(other)) {
+            result.followUps.push({ orderId: other.id, command: "cancel" });
+          }
+        }
+      }
+    } else if ((e.type === "canceled" || e.type === "rejected") && row.parent_id === null) {
+      // An entry that ends unfilled takes its waiting legs with it.
+      for (const leg of legs) if (leg.status === "held") result.followUps.push({ orderId: leg.id, command: "cancel" });
+    }
+  }
+}
+
+/** `a` (a numeric with up to 18 decimals, as a string) + `b` (1e-18 units), as a string with 18 decimals. */
+function sum18(a: string, b: bigint): string {
+  const [whole = "0", fraction = ""] = a.split(".");
+  const negative = whole.startsWith("-");
+  const units = BigInt(whole.replace("-", "")) * 10n ** 18n + BigInt(fraction.padEnd(18, "0").slice(0, 18) || "0");
+  const total = (negative ? -units : units) + b;
+  const abs = total < 0n ? -total : total;
+  return `${total < 0n ? "-" : ""}${abs / 10n ** 18n}.${(abs % 10n ** 18n).toString().padStart(18, "0")}`;
+}

@@ -1,0 +1,74 @@
+/**
+ * `GET /stream` of the live and paper hosts: the anchor's trade-update WebSocket (`wss://api.alpaca.markets/
+ * stream`, `wss://paper-api.alpaca.markets/stream`). It authenticates by message, not by header, so it sits
+ * outside the trading routes' authentication hook (its own plugin scope); the messages and frames are
+ * `stream/tradeUpdateMessages.ts`'s, one connection's rules `tradeStreamConnection.ts`'s, the events come from
+ * the process's `TradeUpdatesHub`.
+ *
+ * The route is not an OpenAPI operation (@fastify/websocket hides WebSocket routes; OpenAPI 3.1 has no way to
+ * describe the messages). The server's `close()` closes every socket with 1001 and cuts, after a short grace,
+ * those whose peer does not answer, so a shutdown never waits on a client.
+ */
+import websocket from "@fastify/websocket";
+import type { HttpServer, Logger } from "@platform/kernel";
+import type { WebSocket } from "ws";
+import { MAX_CLIENT_MESSAGE_BYTES } from "../../stream/tradeUpdateMessages.ts";
+import type { TradeUpdatesHub } from "../../stream/tradeUpdatesHub.ts";
+import type { TradingAuthParameters } from "../trading/tradingAuth.ts";
+import { closeSocket, serveTradeStream } from "./tradeStreamConnection.ts";
+
+export interface TradeStreamParameters extends Pick<TradingAuthParameters, "env" | "accountForBearer" | "keyPairs"> {
+  /** The process's hub (one for every host). */
+  hub: Pick<TradeUpdatesHub, "subscribe">;
+  logger: Logger;
+  /** How long a connection may stay without a successful `authenticate` (default 10 s). */
+  authTimeoutMs?: number;
+  /** Period of the keepalive ping; a peer that misses one answer is cut (default 30 s). */
+  pingIntervalMs?: number;
+  /** Bytes a connection may have waiting to be read before it is closed as a slow client (default 1 MiB). */
+  sendBufferLimit?: number;
+}
+
+/** How long a shutdown waits for peers to answer the close before cutting their sockets. */
+const SHUTDOWN_GRACE_MS = 1_000;
+
+/** Closes every socket with 1001 and resolves once all are closed (cut after the grace period). */
+async function closeAll(sockets: Iterable<WebSocket>): Promise<void> {
+  const open = [...sockets];
+  await Promise.all(
+    open.map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === socket.CLOSED) return resolve();
+          socket.once("close", () => resolve());
+          closeSocket(socket, 1001, "server shutting down");
+          setTimeout(() => socket.terminate(), SHUTDOWN_GRACE_MS).unref();
+        }),
+    ),
+  );
+}
+
+/** Registers `GET /stream` (WebSocket) on a trading host of environment `env`. */
+export async function registerTradeStream(app: HttpServer, parameters: TradeStreamParameters): Promise<void> {
+  const options = {
+    env: parameters.env,
+    accountForBearer: parameters.accountForBearer,
+    keyPairs: parameters.keyPairs,
+    hub: parameters.hub,
+    logger: parameters.logger,
+    authTimeoutMs: parameters.authTimeoutMs ?? 10_000,
+    pingIntervalMs: parameters.pingIntervalMs ?? 30_000,
+    sendBufferLimit: parameters.sendBufferLimit ?? 1024 * 1024,
+  };
+  await app.register(async (scope) => {
+    await scope.register(websocket, {
+      // Larger frames close the connection (1009) before they are buffered.
+      options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES },
+      async preClose() {
+        await closeAll(scope.websocketServer.clients);
+        scope.websocketServer.close();
+      },
+    });
+    scope.get("/stream", { websocket: true }, (socket, request) => serveTradeStream(socket, request, options));
+  });
+}
