@@ -34,7 +34,9 @@ import { formatError as formatTradingError } from "./http/trading/errorFormat.ts
 import { createTradingRateLimit } from "./http/trading/rateLimit.ts";
 import { registerTradingApi, tradingTags } from "./http/trading/tradingApi.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingAuth.ts";
+import { FAKEPACA_LISTING } from "./market/testFeed.ts";
 import { createOperatorCommands } from "./operators.ts";
+import { createMarketRecorder } from "./recording/marketRecorder.ts";
 import { createEquitySnapshotRecorder } from "./services/equitySnapshots.ts";
 import { type BrokerageServices, createBrokerageServices } from "./services/index.ts";
 import { createTradeUpdatesHub, type TradeUpdatesHub } from "./stream/tradeUpdatesHub.ts";
@@ -214,11 +216,21 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         logger: log.child({ job: "equitySnapshots" }),
       });
       recorder.start();
+      const marketData = createMarketRecorder({
+        db,
+        seed: config.brokerageMarketSeed,
+        // Inactive assets do not trade; the test feed's symbol is recorded with the market.
+        listings: [...services.market.listings().filter((l) => l.asset.status === "active"), FAKEPACA_LISTING],
+        logger: log.child({ job: "marketRecorder" }),
+        backfillDays: config.brokerageDataBackfillDays,
+        retentionDays: config.brokerageDataRetentionDays,
+      });
+      marketData.start();
       return {
         stop: async () => {
-          await Promise.all([started.stop(), recorder.stop()]);
+          await Promise.all([started.stop(), recorder.stop(), marketData.stop()]);
         },
-        status: recorder.status,
+        status: () => ({ equitySnapshots: recorder.status(), marketData: marketData.status() }),
       };
     },
     close: async () => {

@@ -37,6 +37,34 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
   return (error as OperatorInputError).message;
 }
 
+describe("market data access", () => {
+  it("sets a user's plan and stream connections (basic and 1 by default), and refuses what an operator can fix", async () => {
+    await commands.createUser({ email: "data@example.com", password: "long enough" });
+    const [defaults] = await database.db.query<{ data_plan: string; data_stream_connections: number }>(
+      "SELECT data_plan, data_stream_connections FROM brokerage.users WHERE email = 'data@example.com'",
+    );
+    expect(defaults).toEqual({ data_plan: "basic", data_stream_connections: 1 });
+    expect(await commands.setMarketData({ email: "DATA@example.com", plan: "plus" })).toMatchObject({
+      email: "data@example.com",
+      data_plan: "plus",
+      data_stream_connections: 1,
+    });
+    expect(await commands.setMarketData({ email: "data@example.com", streamConnections: 3 })).toMatchObject({
+      data_plan: "plus",
+      data_stream_connections: 3,
+    });
+    expect(await refusal(commands.setMarketData({ email: "data@example.com", plan: "gold" }))).toBe(
+      "plan: must be basic or plus",
+    );
+    expect(await refusal(commands.setMarketData({ email: "data@example.com", streamConnections: -1 }))).toMatch(
+      /streamConnections/,
+    );
+    expect(await refusal(commands.setMarketData({ email: "nobody@example.com", plan: "plus" }))).toBe(
+      "no user with email nobody@example.com",
+    );
+  });
+});
+
 describe("users", () => {
   it("creates a user with its accounts and the configured starting cash, as JSON", async () => {
     const user = (await commands.createUser({

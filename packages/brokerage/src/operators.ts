@@ -154,6 +154,28 @@ export function createOperatorCommands({ db, config }: OperatorCommandsParameter
       return (await users.list()).map(userJson);
     },
 
+    /**
+     * `{ email, plan?, streamConnections? }` → the user's market data access: plan `basic` (the IEX feed, 30
+     * symbols of trades and quotes per stream) or `plus` (every feed, no symbol limit), and how many data
+     * stream connections they may hold at once (the anchor's 1; 0 shuts them out).
+     */
+    setMarketData: (args: Args) =>
+      asOperatorErrors(async () => {
+        const a = argsOf(args, ["email", "plan", "streamConnections"]);
+        const plan = args.plan;
+        if (plan !== undefined && plan !== "basic" && plan !== "plus") {
+          throw new OperatorInputError("plan: must be basic or plus");
+        }
+        const streamConnections = a.optionalInteger("streamConnections");
+        if (streamConnections !== undefined && (streamConnections < 0 || streamConnections > 1_000)) {
+          throw new OperatorInputError("streamConnections: must be from 0 to 1000");
+        }
+        const email = a.string("email");
+        const access = await createUsersRepository(db).setMarketDataAccess(email, { plan, streamConnections });
+        if (!access) throw new OperatorInputError(`no user with email ${email}`);
+        return access;
+      }),
+
     /** `{ name, redirectUris }` → the client with its secret (shown this once). */
     createClient: (args: Args) =>
       asOperatorErrors(async () => {

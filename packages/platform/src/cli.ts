@@ -12,6 +12,7 @@ import {
   listBrokerageClients,
   listBrokerageUsers,
   revokeBrokerageClient,
+  setBrokerageMarketData,
 } from "./commands/brokerage.ts";
 import { chainstatsBackfill } from "./commands/chainstats.ts";
 import { configCommand } from "./commands/config.ts";
@@ -42,6 +43,12 @@ const run =
 /** Commander parser of a positive integer option (`--paper-accounts 2`). */
 function positiveInteger(value: string): number {
   if (!/^[1-9]\d{0,5}$/.test(value)) throw new InvalidArgumentError("must be a positive integer");
+  return Number(value);
+}
+
+/** Commander parser of a non-negative integer option (`--stream-connections 0`). */
+function nonNegativeInteger(value: string): number {
+  if (!/^(0|[1-9]\d{0,5})$/.test(value)) throw new InvalidArgumentError("must be a whole number");
   return Number(value);
 }
 
@@ -152,6 +159,22 @@ brokerageUsers
   .description("list users with their accounts")
   .option("--json", "print JSON")
   .action(run((o: { json?: boolean }) => listBrokerageUsers(config(), o)));
+brokerageUsers
+  .command("market-data")
+  .description("set a user's market data plan and how many data streams they may hold at once")
+  .requiredOption("--email <email>", "the user's email")
+  .option("--plan <plan>", "basic (the IEX feed, 30 symbols per stream) or plus (every feed, no symbol limit)")
+  .option(
+    "--stream-connections <n>",
+    "data stream connections at once (the anchor's 1; 0 shuts them out)",
+    nonNegativeInteger,
+  )
+  .option("--json", "print JSON")
+  .action(
+    run((o: { email: string; plan?: string; streamConnections?: number; json?: boolean }) =>
+      setBrokerageMarketData(config(), o),
+    ),
+  );
 const brokerageClients = brokerage.command("clients").description("OAuth clients (third-party applications)");
 brokerageClients
   .command("create")

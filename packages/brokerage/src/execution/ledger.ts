@@ -1,15 +1,18 @@
 /**
  * Writes what the exchange did, in the caller's transaction: order statuses and fills, positions, cash, FILL
- * activities and the trade-update events the stream sends, and the books' sequences, all or nothing. The
+ * activities and the trade-update events the stream sends, the books' sequences, and the live books'
+ * executions as trades of the market (its market data, recording/exchangePrints.ts), all or nothing. The
  * accounts concerned are locked first (in id order, as placements lock them), so a fill and a placement on
  * one account never interleave and never deadlock. A fill is applied exactly once: its command or tick is
  * retried only when this transaction did not commit.
  */
 import type { Queryable } from "@platform/kernel";
 import { activityId } from "../domain/activityIds.ts";
+import { type MarketTrade, tradeOfExecution } from "../domain/marketRecords.ts";
 import { isOpenStatus, type OrderRow, toAlpacaOrder } from "../domain/orderObject.ts";
 import { fromNanos, toNanos } from "../domain/portfolioValue.ts";
 import type { ListedAsset } from "../market/assets.ts";
+import { recordExchangeTrades } from "../recording/exchangePrints.ts";
 import type { VenueEvent } from "./venue.ts";
 
 const ONE = 1_000_000_000n;
@@ -74,6 +77,7 @@ export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<Le
   const cash = new Map<string, bigint>();
   const tradeEvents: unknown[][] = [];
   const activities: unknown[][] = [];
+  const prints = new Map<string, MarketTrade>();
 
   async function positionOf(row: OrderRow): Promise<PositionState> {
     const key = `${row.account_id}|${row.symbol}`;
@@ -162,6 +166,14 @@ export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<Le
         touch();
         const type = done ? "fill" : "partial_fill";
         emit(row, type, { executionId: event.executionId, price: event.price, qty: event.qty, position: next });
+        const listing = event.print && write.listingOf(row.symbol);
+        if (event.print && listing) {
+          // Both sides of a match between two customers report it; the market printed it once.
+          const { sequence, takerSide } = event.print;
+          const price = Number(fromNanos(event.price));
+          const size = Number(fromNanos(event.qty));
+          prints.set(event.executionId, tradeOfExecution({ sequence, at: write.at, price, size, takerSide }, listing));
+        }
         activities.push([
           activityId(at),
           row.account_id,
@@ -280,6 +292,7 @@ export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<Le
     result.lastEventId = Math.max(...rows.map((r) => Number(r.id)));
     await tx.query("SELECT pg_notify('brokerage_trade_events', $1)", [String(result.lastEventId)]);
   }
+  await recordExchangeTrades(tx, [...prints.values()], (symbol) => write.listingOf(symbol)?.asset.class === "crypto");
   const touched = new Set([...result.orders.values()].filter((o) => ids.includes(o.id)).map((o) => o.symbol));
   for (const b of write.bookStates?.(touched) ?? []) {
     await tx.query(

@@ -102,6 +102,7 @@ export function createLiveVenue({
             price: BigInt(e.price) * tick,
             executionId: e.executionId,
             leaves: side.leavesQty,
+            print: { sequence: e.sequence, takerSide: e.taker.side },
           });
         }
       } else if (e.type === "canceled" && e.accountId !== MARKET_MAKER_ACCOUNT) {

@@ -5,7 +5,19 @@
 import type { OrderRow } from "../domain/orderObject.ts";
 
 export type VenueEvent =
-  | { type: "fill"; orderId: string; qty: bigint; price: bigint; executionId: string; leaves: bigint }
+  | {
+      type: "fill";
+      orderId: string;
+      qty: bigint;
+      price: bigint;
+      executionId: string;
+      leaves: bigint;
+      /**
+       * Set by the live books, whose executions are trades of the market (its market data): the book's
+       * sequence of the execution and the side that took liquidity. Paper fills leave it out.
+       */
+      print?: { sequence: number; takerSide: "buy" | "sell" };
+    }
   | {
       type: "canceled";
       orderId: string;

@@ -23,7 +23,8 @@ type EquityFlags = Partial<
 
 const COMMON_ATTRIBUTES: AssetAttribute[] = ["fractional_eh_enabled", "has_options"];
 
-function equity(
+/** A US equity listing with its class defaults (tests and the test feed add their own). */
+export function equity(
   symbol: string,
   exchange: Exchange,
   name: string,

@@ -39,6 +39,8 @@ export function createMarketService({
   return {
     sessionMode,
     now,
+    /** Every listing (the market data recorder records the active ones). */
+    listings: (): readonly ListedAsset[] => universe.all(),
     /**
      * A tradable listing by symbol or id, or undefined.
      */

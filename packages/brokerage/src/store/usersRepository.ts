@@ -16,6 +16,14 @@ export interface UserRow {
 }
 
 /** A user with its argon2id hash (PHC string): only for checking a password, never shown. */
+/** What a user may do with market data (migration 0003). */
+export interface MarketDataAccess {
+  user_id: string;
+  email: string;
+  data_plan: "basic" | "plus";
+  data_stream_connections: number;
+}
+
 export interface UserWithPasswordHash extends UserRow {
   password_hash: string;
 }
@@ -111,6 +119,24 @@ export function createUsersRepository(db: Queryable) {
     async get(id: string): Promise<UserRow | undefined> {
       if (!isUuid(id)) return undefined;
       const [row] = await db.query<UserRow>("SELECT id, email, created_at FROM brokerage.users WHERE id = $1", [id]);
+      return row;
+    },
+
+    /**
+     * Sets a user's market data access (plan, stream connections allowed at once); answers the values now
+     * held, or undefined for an unknown email.
+     */
+    async setMarketDataAccess(
+      email: string,
+      access: { plan?: "basic" | "plus" | undefined; streamConnections?: number | undefined },
+    ): Promise<MarketDataAccess | undefined> {
+      const [row] = await db.query<MarketDataAccess>(
+        `UPDATE brokerage.users SET data_plan = coalesce($2, data_plan),
+           data_stream_connections = coalesce($3, data_stream_connections)
+         WHERE lower(email) = lower($1)
+         RETURNING id AS user_id, email, data_plan, data_stream_connections`,
+        [email, access.plan ?? null, access.streamConnections ?? null],
+      );
       return row;
     },
 

@@ -41,7 +41,10 @@ export interface TradingHost {
 }
 
 export async function startTradingHost({ config = {} }: { config?: Partial<Config> } = {}): Promise<TradingHost> {
-  const s = await startTestService(brokerageService, { config: { brokerageRateLimit: 100_000, ...config } });
+  const s = await startTestService(brokerageService, {
+    // No history backfill: the market data recorder records from the start (a day of bars costs seconds of CPU).
+    config: { brokerageRateLimit: 100_000, brokerageDataBackfillDays: 0, ...config },
+  });
   const jobs = await s.instance.startJobs?.();
   const { services } = s.instance;
   const users = createUsersRepository(s.database.db);

@@ -179,6 +179,11 @@ export const options = {
     "Port of the brokerage live trading API (`/v2/…`, and `/oauth/token`, as at the anchor).",
   ),
   brokeragePaperPort: port("BROKERAGE_PAPER_PORT", 8202, "Port of the brokerage paper trading API (`/v2/…`)."),
+  brokerageDataPort: port(
+    "BROKERAGE_DATA_PORT",
+    8203,
+    "Port of the brokerage market data host (REST `/v2/stocks/…`, `/v1beta3/crypto/…` and the data streams `/v2/{feed}`).",
+  ),
   brokerageAuthUrl: option<string | undefined>({
     env: "BROKERAGE_AUTH_URL",
     default: undefined,
@@ -230,6 +235,27 @@ export const options = {
       if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ConfigError("must be an integer from 1 to 1000000");
       return n;
     },
+  }),
+  brokerageDataRetentionDays: option({
+    env: "BROKERAGE_DATA_RETENTION_DAYS",
+    default: 7,
+    description:
+      "Days of recorded trades and quotes the market data host keeps (bars are kept for good). The market records about 50 quotes and 20 trades a second; see the README for the storage a day takes.",
+    parse: parseInt_(1, 36_500),
+  }),
+  brokerageDataBackfillDays: option({
+    env: "BROKERAGE_DATA_BACKFILL_DAYS",
+    default: 1,
+    description:
+      "On the first start, the market data recorder records the market from this many days before now (history for bars and charts), then keeps up with the present.",
+    parse: parseInt_(0, 3_660),
+  }),
+  brokerageDataStreamLease: option({
+    env: "BROKERAGE_DATA_STREAM_LEASE_SECONDS",
+    default: 15,
+    description:
+      "Expiry of a market data stream's connection slot: renewed while the client answers pings, so a slot of a dead instance or a half-open socket is free again after at most this long.",
+    parse: parseInt_(3, 3_600),
   }),
   chainstatsPort: port("CHAINSTATS_PORT", 8300, "Port of the chain statistics API (`/v2/api`)."),
   chainstatsChains: option<number[] | undefined>({

@@ -78,6 +78,29 @@ export async function createBrokerageUser(
   print(`Created user ${user.email} (id ${user.id}) with these accounts:\n${accountsTable(user.accounts)}`);
 }
 
+interface MarketDataAccessJson {
+  user_id: string;
+  email: string;
+  data_plan: string;
+  data_stream_connections: number;
+}
+
+/** `platform brokerage users market-data`: a user's market data plan and stream connection limit. */
+export async function setBrokerageMarketData(
+  config: Config,
+  o: { email: string; plan?: string; streamConnections?: number; json?: boolean },
+) {
+  const access = await brokerage<MarketDataAccessJson>(config, "setMarketData", {
+    email: o.email,
+    ...(o.plan === undefined ? {} : { plan: o.plan }),
+    ...(o.streamConnections === undefined ? {} : { streamConnections: o.streamConnections }),
+  });
+  if (o.json) return printJson(access);
+  print(
+    `${access.email}: market data plan ${access.data_plan}, ${access.data_stream_connections} stream connection(s) at once`,
+  );
+}
+
 export async function listBrokerageUsers(config: Config, o: { json?: boolean }) {
   const users = await brokerage<UserJson[]>(config, "listUsers");
   if (o.json) return printJson(users);

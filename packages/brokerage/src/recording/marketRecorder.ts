@@ -1,0 +1,244 @@
+/**
+ * The market data recorder: writes the market's tape (trade prints) and quotes, second by second, into the
+ * market data tables, rolls the trades up into bars, and puts what the data streams send in their outbox.
+ *
+ * - **Exactly once, across kills and instances.** A pass is one transaction that locks the checkpoint row
+ *   (`brokerage.market_recorder`), records `[recorded_to, to)`, and moves the checkpoint. Killed at any
+ *   instant, the pass rolls back and the next one redoes it; two instances running the job take turns on the
+ *   lock and the second finds nothing left to do. The price process is a pure function of (seed, symbol, time),
+ *   so a redone range gives the same records.
+ * - **A little behind the present** (`lagMs`, default 1 s): a second is recorded once it is over, so its quote
+ *   and prints are final.
+ * - **History.** From its first start on, every trade and quote is recorded (pruned after `retentionDays`; bars
+ *   are kept). The `backfillDays` before the first start are recorded as bars only, a quarter of an hour per
+ *   pass, whenever the tape is up to date (so the streams are live from the first second): trades and quotes
+ *   of whole days are millions of rows that nobody saw live, while bars are what charts ask for. A gap older
+ *   than {@link TICK_CATCH_UP_MS} in the tape (a long stop) is caught up the same way, an hour per pass.
+ * - **Streams.** Passes within {@link LIVE_WINDOW_MS} of the present append their trades and quotes to the
+ *   outbox, and for each minute that ended the minute bar (`bars`) and the day's bar so far (`dailyBars`).
+ *   Executions of the live exchange are recorded by the exchange writer's ledger (recordExchangeTrades).
+ */
+import type { Database, Logger } from "@platform/kernel";
+import {
+  barsOfTrades,
+  bucketStart,
+  type MarketQuote,
+  type MarketTrade,
+  quoteOfProcess,
+  streamBarMessage,
+  streamQuoteMessage,
+  streamTradeMessage,
+  tradeOfPrint,
+} from "../domain/marketRecords.ts";
+import { AssetUniverse, type ListedAsset } from "../market/assets.ts";
+import { PRICE_STEP_MS, PriceProcess } from "../market/priceProcess.ts";
+import {
+  createMarketDataRepository,
+  type FeedMessage,
+  type RecorderCheckpoint,
+} from "../store/marketDataRepository.ts";
+
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/** Older gaps are recorded as bars only (see the module comment). */
+export const TICK_CATCH_UP_MS = 3_600_000;
+/** Passes this close to the present feed the streams. */
+export const LIVE_WINDOW_MS = 30_000;
+/** Range of one catching-up pass: with trades and quotes, and bars only. */
+const TICK_CHUNK_MS = MINUTE;
+const BAR_CHUNK_MS = 3_600_000;
+/** Range of one history pass: short, since the tape waits for it. */
+const HISTORY_CHUNK_MS = 15 * MINUTE;
+/** Outbox rows older than this are deleted (streams read them within seconds). */
+const FEED_KEEP_MS = 10 * MINUTE;
+const PRUNE_EVERY_MS = MINUTE;
+
+export interface CreateMarketRecorderParameters {
+  db: Database;
+  /** Seed of the price process (`BROKERAGE_MARKET_SEED`): the recorder sees the market's prices. */
+  seed: string;
+  /** What to record: the universe's active listings and the test feed's. */
+  listings: readonly ListedAsset[];
+  logger: Logger;
+  /** Days before the first start to record (as bars). */
+  backfillDays: number;
+  /** Days of trades and quotes kept. */
+  retentionDays: number;
+  /** How far behind the present the recorder stays (default 1 s). */
+  lagMs?: number;
+  now?: () => number;
+}
+
+export interface MarketRecorderStatus {
+  /** The tape: recorded up to this instant, so many ms behind the present. */
+  recordedTo: string | null;
+  behindMs: number | null;
+  /** The days before the first start (bars only): recorded up to `recordedTo`, done at `endsAt`. */
+  history: { recordedTo: string; endsAt: string } | null;
+  lastError: string | null;
+}
+
+const floorTo = (at: number, unit: number) => Math.floor(at / unit) * unit;
+
+export function createMarketRecorder({
+  db,
+  seed,
+  listings,
+  logger,
+  backfillDays,
+  retentionDays,
+  lagMs = 1_000,
+  now = Date.now,
+}: CreateMarketRecorderParameters) {
+  const process = new PriceProcess({ seed, universe: new AssetUniverse(listings) });
+  const repository = createMarketDataRepository();
+  const crypto = new Set(listings.filter((l) => l.asset.class === "crypto").map((l) => l.asset.symbol));
+  const status: MarketRecorderStatus = { recordedTo: null, behindMs: null, history: null, lastError: null };
+  let lastPrune = 0;
+  let stopped = true;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+
+  function feedOf(trades: readonly MarketTrade[], quotes: readonly MarketQuote[]): FeedMessage[] {
+    const timed: { at: number; message: FeedMessage }[] = [];
+    for (const t of trades) {
+      const message = streamTradeMessage(t, crypto.has(t.symbol));
+      timed.push({ at: t.at, message: { symbol: t.symbol, channel: "trades", message } });
+    }
+    for (const q of quotes) {
+      const message = streamQuoteMessage(q, crypto.has(q.symbol));
+      timed.push({ at: q.at, message: { symbol: q.symbol, channel: "quotes", message } });
+    }
+    return timed.sort((a, b) => a.at - b.at).map((t) => t.message);
+  }
+
+  /** Records the next range of the history (bars only); resolves true when more is due. */
+  async function recordHistory(): Promise<boolean> {
+    return db.transaction(async (tx) => {
+      const history = await repository.lockHistory(tx);
+      if (!history || history.recordedTo >= history.endsAt) return false;
+      const from = history.recordedTo;
+      const to = Math.min(history.endsAt, from + HISTORY_CHUNK_MS);
+      const trades: MarketTrade[] = [];
+      for (const listing of listings) {
+        for (const print of process.tradesBetween(listing.asset.symbol, from, to))
+          trades.push(tradeOfPrint(print, listing));
+      }
+      await repository.mergeBars(tx, barsOfTrades(trades));
+      await repository.saveHistory(tx, to);
+      status.history = { recordedTo: new Date(to).toISOString(), endsAt: new Date(history.endsAt).toISOString() };
+      return to < history.endsAt;
+    });
+  }
+
+  /**
+   * One pass: the tape's next range, or, when the tape is up to date, the next range of the history (so that
+   * the streams stay live while history is recorded). Resolves true when more is due at once.
+   */
+  async function recordNext(): Promise<boolean> {
+    return (await recordTape()) || (await recordHistory());
+  }
+
+  /** Records the tape's next range; resolves true when more is due at once (catching up). */
+  async function recordTape(): Promise<boolean> {
+    const present = now();
+    const horizon = floorTo(present - lagMs, PRICE_STEP_MS);
+    return db.transaction(async (tx) => {
+      let checkpoint = await repository.lockFeed(tx, "update");
+      if (!checkpoint) {
+        const tapeFrom = floorTo(present, MINUTE);
+        await repository.createCheckpoints(tx, { tapeFrom, historyFrom: tapeFrom - backfillDays * DAY });
+        checkpoint = (await repository.lockFeed(tx, "update")) as RecorderCheckpoint;
+      }
+      const from = checkpoint.recordedTo;
+      if (from >= horizon) return false;
+      const ticksFrom = floorTo(present - Math.min(TICK_CATCH_UP_MS, retentionDays * DAY), MINUTE);
+      const withTicks = from >= ticksFrom;
+      const live = horizon - from <= LIVE_WINDOW_MS;
+      const to = live
+        ? horizon
+        : withTicks
+          ? Math.min(horizon, from + TICK_CHUNK_MS)
+          : Math.min(horizon, from + BAR_CHUNK_MS, ticksFrom);
+
+      const trades: MarketTrade[] = [];
+      const quotes: MarketQuote[] = [];
+      for (const listing of listings) {
+        const symbol = listing.asset.symbol;
+        for (const print of process.tradesBetween(symbol, from, to)) trades.push(tradeOfPrint(print, listing));
+        if (!withTicks) continue;
+        for (let at = from; at < to; at += PRICE_STEP_MS)
+          quotes.push(quoteOfProcess(process.quoteAt(symbol, at), listing));
+      }
+      const recorded = withTicks ? await repository.insertTrades(tx, trades) : trades;
+      await repository.mergeBars(tx, barsOfTrades(recorded));
+      await repository.insertQuotes(tx, quotes);
+
+      const closedTo = floorTo(to, MINUTE);
+      if (live) {
+        const feed = feedOf(recorded, quotes);
+        for (let minute = checkpoint.closedTo; minute < closedTo; minute += MINUTE) {
+          const bars = await repository.barsAt(tx, "1Min", minute);
+          for (const bar of bars)
+            feed.push({ symbol: bar.symbol, channel: "bars", message: streamBarMessage(bar, "b") });
+          if (bars.length === 0) continue;
+          const day = bucketStart("1Day", minute);
+          const symbols = bars.map((b) => b.symbol);
+          for (const bar of await repository.barsAt(tx, "1Day", day, symbols)) {
+            feed.push({ symbol: bar.symbol, channel: "dailyBars", message: streamBarMessage(bar, "d") });
+          }
+        }
+        await repository.appendFeed(tx, feed);
+      }
+      await repository.saveCheckpoint(tx, { recordedTo: to, closedTo });
+      if (present - lastPrune >= PRUNE_EVERY_MS) {
+        await repository.prune(tx, {
+          symbols: listings.map((l) => l.asset.symbol),
+          feedBefore: present - FEED_KEEP_MS,
+          ticksBefore: present - retentionDays * DAY,
+        });
+        lastPrune = present;
+      }
+      status.recordedTo = new Date(to).toISOString();
+      status.behindMs = present - to;
+      return to < horizon;
+    });
+  }
+
+  function schedule(delayMs: number): void {
+    timer = setTimeout(() => {
+      running = recordNext().then(
+        (more) => {
+          status.lastError = null;
+          if (!stopped) schedule(more ? 0 : PRICE_STEP_MS - (now() % PRICE_STEP_MS) + lagMs / 2);
+        },
+        (error: unknown) => {
+          status.lastError = error instanceof Error ? error.message : String(error);
+          logger.warn({ err: error }, "market data recorder pass failed; retrying");
+          if (!stopped) schedule(PRICE_STEP_MS);
+        },
+      );
+    }, delayMs);
+  }
+
+  return {
+    /** Records until `stop()`: catching up first, then every second. */
+    start(): void {
+      if (!stopped) return;
+      stopped = false;
+      schedule(0);
+    },
+    /** Stops after the pass under way (its transaction commits or rolls back whole). */
+    async stop(): Promise<void> {
+      stopped = true;
+      clearTimeout(timer);
+      await running.catch(() => undefined);
+    },
+    /** One pass, for tests and tools: resolves true when more is due. */
+    recordNext,
+    /** Where the recorder stands (for `platform status`). */
+    status: (): MarketRecorderStatus => ({ ...status }),
+  };
+}
+
+export type MarketRecorder = ReturnType<typeof createMarketRecorder>;
