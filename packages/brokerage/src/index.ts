@@ -26,6 +26,7 @@ import {
 import { createExchangeWriter, type ExchangeWriter } from "./execution/exchangeWriter.ts";
 import { registerApplicationsPage } from "./http/auth/applications.ts";
 import { registerAuthorizationPages } from "./http/auth/authorize.ts";
+import { registerDataStreams } from "./http/dataStream/dataStreams.ts";
 import { registerMetadataRoute } from "./http/oauth/metadata.ts";
 import { registerRevocationRoute } from "./http/oauth/revoke.ts";
 import { registerTokenRoute } from "./http/oauth/token.ts";
@@ -37,11 +38,13 @@ import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingA
 import { FAKEPACA_LISTING } from "./market/testFeed.ts";
 import { createOperatorCommands } from "./operators.ts";
 import { createMarketRecorder } from "./recording/marketRecorder.ts";
+import { createDataStreamSlots, type DataStreamSlots } from "./services/dataStreamSlots.ts";
 import { createEquitySnapshotRecorder } from "./services/equitySnapshots.ts";
 import { type BrokerageServices, createBrokerageServices } from "./services/index.ts";
+import { createMarketFeedHub, type MarketFeedHub } from "./stream/marketFeedHub.ts";
 import { createTradeUpdatesHub, type TradeUpdatesHub } from "./stream/tradeUpdatesHub.ts";
 
-export type BrokerageHost = "auth" | "live" | "paper";
+export type BrokerageHost = "auth" | "live" | "paper" | "data";
 
 export interface Brokerage extends ServiceInstance {
   services: BrokerageServices;
@@ -76,6 +79,22 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     tradeUpdates ??= createTradeUpdatesHub({ db, logger: log.child({ component: "trade-updates" }) });
     return tradeUpdates;
   };
+  // The data host's live feed (one reader of brokerage.market_feed per process) and its stream connection
+  // slots (Redis with REDIS_URL, else PostgreSQL), made on first use like the trade updates.
+  let marketFeed: MarketFeedHub | undefined;
+  const marketFeedHub = (): MarketFeedHub => {
+    marketFeed ??= createMarketFeedHub({ db, logger: log.child({ component: "market-feed" }) });
+    return marketFeed;
+  };
+  let dataSlots: DataStreamSlots | undefined;
+  const dataStreamSlots = (): DataStreamSlots => {
+    dataSlots ??= createDataStreamSlots({
+      db,
+      leaseSeconds: config.brokerageDataStreamLease,
+      redisUrl: config.redisUrl,
+    });
+    return dataSlots;
+  };
   const services = createBrokerageServices({
     db,
     loginFailures,
@@ -94,6 +113,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       auth: config.brokerageAuthPort,
       live: config.brokerageLivePort,
       paper: config.brokeragePaperPort,
+      data: config.brokerageDataPort,
     };
     const port = typeof address === "object" && address ? address.port : fallback[host];
     return `http://${config.publicHost ?? config.host}:${port}`;
@@ -124,7 +144,15 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       },
     });
     const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-    if (host === "auth") {
+    if (host === "data") {
+      await registerDataStreams(typed, {
+        accountForBearer: services.accounts.forAccessToken,
+        keyPairs: services.keyPairs,
+        slots: dataStreamSlots(),
+        hub: marketFeedHub(),
+        logger: log.child({ host, component: "data-stream" }),
+      });
+    } else if (host === "auth") {
       // First: it sets the pages' security headers (CSP, frame-ancestors) on every answer of this host.
       registerAuthorizationPages(typed, { services, urls });
       registerApplicationsPage(typed, { services, urls });
@@ -205,7 +233,10 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         db,
         market: services.market,
         logger: log,
-        onEvents: () => tradeUpdates?.wake(),
+        onEvents: () => {
+          tradeUpdates?.wake();
+          marketFeed?.wake();
+        },
       });
       writer.start();
       const started = writer;
@@ -224,6 +255,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         logger: log.child({ job: "marketRecorder" }),
         backfillDays: config.brokerageDataBackfillDays,
         retentionDays: config.brokerageDataRetentionDays,
+        onRecorded: () => marketFeed?.wake(),
       });
       marketData.start();
       return {
@@ -234,7 +266,13 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       };
     },
     close: async () => {
-      await Promise.all([loginFailures.close(), tradingRequests.close(), tradeUpdates?.close()]);
+      await Promise.all([
+        loginFailures.close(),
+        tradingRequests.close(),
+        tradeUpdates?.close(),
+        marketFeed?.close(),
+        dataSlots?.close(),
+      ]);
     },
   };
 }
@@ -248,6 +286,7 @@ export const brokerageService: ServiceDefinition<Brokerage> = {
   hosts: [
     { name: "auth", title: "Brokerage authorization pages", port: (c) => c.brokerageAuthPort, basePath: "" },
     { name: "paper", title: "Brokerage paper trading API", port: (c) => c.brokeragePaperPort, basePath: "" },
+    { name: "data", title: "Brokerage market data (REST and streams)", port: (c) => c.brokerageDataPort, basePath: "" },
   ],
   // Applications authenticate with OAuth tokens or operator-issued key pairs, not the platform's API keys.
   usesApiKeys: false,

@@ -66,6 +66,8 @@ export interface CreateMarketRecorderParameters {
   retentionDays: number;
   /** How far behind the present the recorder stays (default 1 s). */
   lagMs?: number;
+  /** Called after a pass put messages in the streams' outbox (wakes this process's feed hub). */
+  onRecorded?: () => void;
   now?: () => number;
 }
 
@@ -88,6 +90,7 @@ export function createMarketRecorder({
   backfillDays,
   retentionDays,
   lagMs = 1_000,
+  onRecorded,
   now = Date.now,
 }: CreateMarketRecorderParameters) {
   const process = new PriceProcess({ seed, universe: new AssetUniverse(listings) });
@@ -143,7 +146,8 @@ export function createMarketRecorder({
   async function recordTape(): Promise<boolean> {
     const present = now();
     const horizon = floorTo(present - lagMs, PRICE_STEP_MS);
-    return db.transaction(async (tx) => {
+    let fed = false;
+    const more = await db.transaction(async (tx) => {
       let checkpoint = await repository.lockFeed(tx, "update");
       if (!checkpoint) {
         const tapeFrom = floorTo(present, MINUTE);
@@ -189,6 +193,7 @@ export function createMarketRecorder({
           }
         }
         await repository.appendFeed(tx, feed);
+        fed = feed.length > 0;
       }
       await repository.saveCheckpoint(tx, { recordedTo: to, closedTo });
       if (present - lastPrune >= PRUNE_EVERY_MS) {
@@ -203,6 +208,8 @@ export function createMarketRecorder({
       status.behindMs = present - to;
       return to < horizon;
     });
+    if (fed) onRecorded?.();
+    return more;
   }
 
   function schedule(delayMs: number): void {
