@@ -27,6 +27,7 @@ import { createExchangeWriter, type ExchangeWriter } from "./execution/exchangeW
 import { registerApplicationsPage } from "./http/auth/applications.ts";
 import { registerAuthorizationPages } from "./http/auth/authorize.ts";
 import { registerDataStreams } from "./http/dataStream/dataStreams.ts";
+import { marketDataTags, registerMarketDataApi } from "./http/marketData/marketDataApi.ts";
 import { registerMetadataRoute } from "./http/oauth/metadata.ts";
 import { registerRevocationRoute } from "./http/oauth/revoke.ts";
 import { registerTokenRoute } from "./http/oauth/token.ts";
@@ -53,6 +54,36 @@ export interface Brokerage extends ServiceInstance {
   originOf(host: BrokerageHost): string;
 }
 
+/** The OpenAPI document's head of each host. */
+function openApiOf(host: BrokerageHost) {
+  if (host === "auth") {
+    return {
+      title: "Brokerage authorization",
+      version: "2.0.0",
+      description: "OAuth 2.0 authorization endpoint and pages (Alpaca Connect compatible).",
+    };
+  }
+  if (host === "data") {
+    return {
+      title: "Brokerage market data API",
+      version: "2.0.0",
+      description:
+        "Market data of the brokerage's market (stocks v2, crypto v1beta3): history, latest values and snapshots, with OAuth 2.0 bearer tokens (scope data) or key pairs; Alpaca compatible. The streams are at ws /v2/{iex|sip|test} and /v1beta3/crypto/us.",
+      securitySchemes: tradingSecuritySchemes,
+      security: tradingSecurity,
+      tags: marketDataTags,
+    };
+  }
+  return {
+    title: `Brokerage trading API v2 (${host})`,
+    version: "2.0.0",
+    description: `Trading API v2 of ${host} accounts, with OAuth 2.0 bearer tokens or key pairs; Alpaca compatible.`,
+    securitySchemes: tradingSecuritySchemes,
+    security: tradingSecurity,
+    tags: tradingTags,
+  };
+}
+
 /** Non-page errors of the authorization host (e.g. its JSON metadata) in the OAuth error shape. */
 const formatAuthHostError: ErrorFormatter = (error) => ({
   statusCode: error.statusCode,
@@ -70,6 +101,12 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     counter: tradingRequests,
     limitPerMinute: config.brokerageRateLimit,
     logger: log,
+  });
+  const marketDataRateLimit = createTradingRateLimit({
+    counter: tradingRequests,
+    limitPerMinute: config.brokerageRateLimit,
+    logger: log,
+    api: "data",
   });
   let writer: ExchangeWriter | undefined;
   // Trade updates for the stream: one reader of brokerage.trade_events per process, made on first use (operator
@@ -131,20 +168,16 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       logger: log.child({ host }),
       bodyLimit: config.bodyLimit,
       formatError: host === "auth" ? formatAuthHostError : formatTradingError,
-      openapi: {
-        title: host === "auth" ? "Brokerage authorization" : `Brokerage trading API v2 (${host})`,
-        version: "2.0.0",
-        description:
-          host === "auth"
-            ? "OAuth 2.0 authorization endpoint and pages (Alpaca Connect compatible)."
-            : `Trading API v2 of ${host} accounts, with OAuth 2.0 bearer tokens or key pairs; Alpaca compatible.`,
-        ...(host === "auth"
-          ? {}
-          : { securitySchemes: tradingSecuritySchemes, security: tradingSecurity, tags: tradingTags }),
-      },
+      openapi: openApiOf(host),
     });
     const typed = app.withTypeProvider<TypeBoxTypeProvider>();
     if (host === "data") {
+      await registerMarketDataApi(typed, {
+        marketData: services.marketData,
+        accountForBearer: services.accounts.forAccessToken,
+        keyPairs: services.keyPairs,
+        rateLimit: marketDataRateLimit,
+      });
       await registerDataStreams(typed, {
         accountForBearer: services.accounts.forAccessToken,
         keyPairs: services.keyPairs,

@@ -13,6 +13,7 @@ import { createAuthorizationCodesRepository } from "../store/authorizationCodesR
 import { createClientsRepository } from "../store/clientsRepository.ts";
 import { createEquitySnapshotsRepository } from "../store/equitySnapshotsRepository.ts";
 import { createKeyPairsRepository } from "../store/keyPairsRepository.ts";
+import { createMarketDataReadRepository } from "../store/marketDataReadRepository.ts";
 import { createOrdersRepository } from "../store/ordersRepository.ts";
 import { createPositionsRepository } from "../store/positionsRepository.ts";
 import { createSessionsRepository } from "../store/sessionsRepository.ts";
@@ -27,6 +28,7 @@ import { createCodesService } from "./codes.ts";
 import { createKeyPairsService } from "./keyPairs.ts";
 import { createLoginThrottle } from "./loginThrottle.ts";
 import { createMarketService } from "./market.ts";
+import { createMarketDataService } from "./marketData.ts";
 import { createOrdersService } from "./orders.ts";
 import { createPortfolioHistoryService } from "./portfolioHistory.ts";
 import { createPositionsService } from "./positions.ts";
@@ -96,6 +98,11 @@ export function createBrokerageServices({
     activities: createActivitiesService({ activities: createActivitiesRepository(db) }),
     portfolioHistory: createPortfolioHistoryService({ equitySnapshots: createEquitySnapshotsRepository(db) }),
     market,
+    marketData: createMarketDataService({
+      reads: createMarketDataReadRepository(db),
+      findListing: market.findListing,
+      now: market.now,
+    }),
     sessions: createSessionsService({ sessions: createSessionsRepository(db) }),
     loginThrottle: createLoginThrottle({ counter: loginFailures }),
     authorization: createAuthorizationService({ clients, accounts, codes }),

@@ -229,7 +229,7 @@ export const options = {
     env: "BROKERAGE_RATE_LIMIT",
     default: 200,
     description:
-      "Trading API requests per minute per access token or key pair (the anchor's 200); over it, 429 with code 42910000. Shared through Redis when `REDIS_URL` is set.",
+      "Requests per minute per access token or key pair, to the trading API and, counted apart, to the market data API (the anchor's 200 each); over it, 429 with code 42910000. Shared through Redis when `REDIS_URL` is set.",
     parse: (raw) => {
       const n = Number(raw);
       if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new ConfigError("must be an integer from 1 to 1000000");

@@ -55,6 +55,11 @@ export interface TradingRateLimitParameters {
   limitPerMinute: number;
   /** Where a failing counter is reported (once a minute). */
   logger: Pick<Logger, "warn">;
+  /**
+   * Which API's budget this is (default `trading`): the anchor counts the trading and the market data APIs
+   * apart, so the data host has a limiter of its own over the same counters.
+   */
+  api?: "trading" | "data";
   /** The clock, epoch milliseconds. */
   now?: () => number;
 }
@@ -98,6 +103,7 @@ export function createTradingRateLimit({
   counter,
   limitPerMinute,
   logger,
+  api = "trading",
   now = Date.now,
 }: TradingRateLimitParameters): TradingRateLimit {
   let lastWarningAt = Number.NEGATIVE_INFINITY;
@@ -108,7 +114,7 @@ export function createTradingRateLimit({
     if (at - lastWarningAt < WARNING_INTERVAL_MS) return;
     logger.warn(
       { err: error, failures: failuresSinceWarning },
-      "trading rate limit counter failed: requests are let through uncounted until it answers again",
+      `${api} rate limit counter failed: requests are let through uncounted until it answers again`,
     );
     lastWarningAt = at;
     failuresSinceWarning = 0;
@@ -125,7 +131,7 @@ export function createTradingRateLimit({
       try {
         // Counters may be shared with other services (one Redis): the key says whose it is.
         count = await within(
-          counter.increment(`brokerage:trading:${principalKey}:m:${window}`, COUNTER_TTL_SEC),
+          counter.increment(`brokerage:${api}:${principalKey}:m:${window}`, COUNTER_TTL_SEC),
           COUNTER_TIMEOUT_MS,
         );
       } catch (error) {
