@@ -208,7 +208,7 @@ describe("market recorder", () => {
     clock.now = START + 61_000;
     await catchUp(recorder);
     const aapl = LISTINGS[0];
-    if (!aapl || aapl.asset.symbol !== "AAPL") throw new Error("AAPL first");
+    if (aapl?.asset.symbol !== "AAPL") throw new Error("AAPL first");
     const late: MarketTrade = tradeOfExecution(
       { sequence: 7, at: Date.UTC(2026, 2, 10, 14, 30, 59, 900), price: 1, size: 5, takerSide: "buy" },
       aapl,
