@@ -65,7 +65,7 @@ CREATE TABLE brokerage.market_feed (
   symbol text NOT NULL,
   -- The stream channel: trades, quotes, bars, updatedBars, dailyBars, statuses.
   channel text NOT NULL,
-  message jsonb NOT NULL
+  message json NOT NULL
 );
 CREATE INDEX market_feed_written_idx ON brokerage.market_feed (written_at);
 

@@ -234,7 +234,7 @@ export function createMarketDataRepository() {
       const [row] = await tx.query<{ seq: string | null }>(
         `WITH added AS (
            INSERT INTO brokerage.market_feed (symbol, channel, message)
-           SELECT v->>'s', v->>'c', v->'m' FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(v, n) ORDER BY n
+           SELECT v->>'s', v->>'c', v->'m' FROM json_array_elements($1::json) WITH ORDINALITY AS j(v, n) ORDER BY n
            RETURNING seq)
          SELECT max(seq)::text AS seq FROM added`,
         [JSON.stringify(messages.map((m) => ({ s: m.symbol, c: m.channel, m: m.message })))],

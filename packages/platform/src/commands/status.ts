@@ -26,7 +26,19 @@ interface RelayerStatus {
   chains: { chainId: number; state: string; inFlight: number; lastError: string | null }[];
 }
 
-type ServiceStatus = { indexers?: IndexerStatus[]; relayer?: RelayerStatus | null };
+/** The brokerage's market data recorder (packages/brokerage/src/recording/marketRecorder.ts). */
+interface MarketDataStatus {
+  recordedTo: string | null;
+  behindMs: number | null;
+  history: { recordedTo: string; endsAt: string } | null;
+  lastError: string | null;
+}
+
+type ServiceStatus = {
+  indexers?: IndexerStatus[];
+  relayer?: RelayerStatus | null;
+  marketData?: MarketDataStatus;
+};
 
 const behind = (i: IndexerStatus) =>
   i.head === null || i.next === null ? "-" : String(Math.max(0, Number(BigInt(i.head) + 1n - BigInt(i.next))));
@@ -63,6 +75,19 @@ export async function statusCommand(config: Config, o: { json?: boolean }): Prom
     }
   }
   process.stdout.write(`Indexers\n${indexers.toString()}\n`);
+  const marketData = status.brokerage?.marketData;
+  if (marketData) {
+    const history = marketData.history;
+    const historyLine = !history
+      ? ""
+      : history.recordedTo >= history.endsAt
+        ? "; history before the first start: done"
+        : `; history before the first start: recorded to ${history.recordedTo} of ${history.endsAt}`;
+    process.stdout.write(
+      `\nMarket data recorder: recorded to ${marketData.recordedTo ?? "-"} (${marketData.behindMs ?? "-"} ms behind)` +
+        `${historyLine}${marketData.lastError ? `; last error: ${marketData.lastError}` : ""}\n`,
+    );
+  }
   const relayer = status.crosschain?.relayer;
   if (relayer) {
     const chains = createTable(["chain", "state", "fills in flight", "last error"]);
