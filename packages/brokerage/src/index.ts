@@ -174,13 +174,11 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     if (host === "data") {
       await registerMarketDataApi(typed, {
         marketData: services.marketData,
-        accountForBearer: services.accounts.forAccessToken,
-        keyPairs: services.keyPairs,
+        principals: services.dataPrincipals,
         rateLimit: marketDataRateLimit,
       });
       await registerDataStreams(typed, {
-        accountForBearer: services.accounts.forAccessToken,
-        keyPairs: services.keyPairs,
+        principals: services.dataPrincipals,
         slots: dataStreamSlots(),
         hub: marketFeedHub(),
         logger: log.child({ host, component: "data-stream" }),

@@ -25,6 +25,7 @@ import { createActivitiesService } from "./activities.ts";
 import { createAuthorizationService } from "./authorization.ts";
 import { createClientsService } from "./clients.ts";
 import { createCodesService } from "./codes.ts";
+import { createDataPrincipals } from "./dataPrincipals.ts";
 import { createKeyPairsService } from "./keyPairs.ts";
 import { createLoginThrottle } from "./loginThrottle.ts";
 import { createMarketService } from "./market.ts";
@@ -77,13 +78,16 @@ export function createBrokerageServices({
   const codesRepository = createAuthorizationCodesRepository(db);
   const clients = createClientsService({ clients: createClientsRepository(db) });
   const codes = createCodesService({ codes: codesRepository });
+  const tokens = createTokensService({ codes: codesRepository, tokens: createAccessTokensRepository(db) });
+  const keyPairs = createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts });
   return {
     users: createUsersService({ users: createUsersRepository(db) }),
     accounts: createAccountsService({ accounts }),
     clients,
     codes,
-    tokens: createTokensService({ codes: codesRepository, tokens: createAccessTokensRepository(db) }),
-    keyPairs: createKeyPairsService({ keyPairs: createKeyPairsRepository(db), accounts }),
+    tokens,
+    keyPairs,
+    dataPrincipals: createDataPrincipals({ tokens, keyPairs }),
     orders,
     positions: createPositionsService({
       positions: positionsRepository,

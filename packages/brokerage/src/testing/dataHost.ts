@@ -10,6 +10,7 @@ import { formatError } from "../http/trading/errorFormat.ts";
 import type { TradingRateLimit } from "../http/trading/rateLimit.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "../http/trading/tradingAuth.ts";
 import { createDefaultAssetUniverse } from "../market/assetListings.ts";
+import { createDataPrincipals } from "../services/dataPrincipals.ts";
 import { createMarketDataService } from "../services/marketData.ts";
 import { createMarketDataReadRepository } from "../store/marketDataReadRepository.ts";
 import { createTradingTestBed, type TradingTestBed } from "./tradingTestHosts.ts";
@@ -87,8 +88,7 @@ export async function startDataHost({ rateLimit }: { rateLimit?: TradingRateLimi
   });
   await registerMarketDataApi(app, {
     marketData,
-    accountForBearer: bed.accounts.forAccessToken,
-    keyPairs: bed.keyPairs,
+    principals: createDataPrincipals({ tokens: bed.fixture.tokens, keyPairs: bed.keyPairs }),
     rateLimit,
   });
   await app.listen({ host: "127.0.0.1", port: 0 });

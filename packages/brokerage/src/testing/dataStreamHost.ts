@@ -11,6 +11,7 @@ import { createLogger, type Database, type Queryable } from "@platform/kernel";
 import { WebSocket } from "ws";
 import type { Scope } from "../domain/scopes.ts";
 import { type DataStreams, type DataStreamsParameters, registerDataStreams } from "../http/dataStream/dataStreams.ts";
+import { createDataPrincipals } from "../services/dataPrincipals.ts";
 import { createDataStreamSlots, type DataStreamSlots } from "../services/dataStreamSlots.ts";
 import type { AccountRow } from "../store/accountsRepository.ts";
 import { createMarketFeedHub, MARKET_FEED_CHANNEL, type MarketFeedHub } from "../stream/marketFeedHub.ts";
@@ -219,8 +220,7 @@ export async function createDataStreamTestbed({ leaseSeconds = 15 }: { leaseSeco
         title: "Data stream test",
         beside: async (server) => {
           streams = await registerDataStreams(server, {
-            accountForBearer: bed.accounts.forAccessToken,
-            keyPairs: bed.keyPairs,
+            principals: createDataPrincipals({ tokens: bed.fixture.tokens, keyPairs: bed.keyPairs }),
             slots: options.slots ?? slots,
             hub: options.hub ?? hub,
             logger,

@@ -21,7 +21,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyRequest } from "fastify";
 import { WebSocket } from "ws";
-import { SCOPES, type Scope } from "../../domain/scopes.ts";
+import type { DataPrincipal } from "../../services/dataPrincipals.ts";
 import type { DataStreamSettings } from "../../services/dataStreamSlots.ts";
 import {
   authenticatedMessage,
@@ -55,11 +55,6 @@ const frameBytes = (data: WebSocket.RawData): Buffer =>
 
 /** An error that ends the connection: sent, then close (1008). */
 const CLOSING_ERRORS: ReadonlySet<DataStreamErrorCode> = new Set([402, 404, 406, 407, 409, 411]);
-
-interface Identity {
-  userId: string;
-  scopes: readonly Scope[];
-}
 
 /** Serves one upgraded data stream socket of `feed` until it closes. */
 export function serveDataStream(
@@ -134,17 +129,10 @@ export function serveDataStream(
     }
   }
 
-  async function identify(credentials: DataCredentials): Promise<Identity | undefined> {
-    if (credentials.kind === "key") {
-      const account = await options.keyPairs.authenticate(credentials.keyId, credentials.secret);
-      return account && { userId: account.user_id, scopes: SCOPES };
-    }
-    // The data host serves every environment: the token's live or paper account names its user.
-    const grant =
-      (await options.accountForBearer(credentials.token, "live")) ??
-      (await options.accountForBearer(credentials.token, "paper"));
-    return grant && { userId: grant.account.user_id, scopes: grant.scopes };
-  }
+  const identify = (credentials: DataCredentials): Promise<DataPrincipal | undefined> =>
+    credentials.kind === "key"
+      ? options.principals.byKeyPair(credentials.keyId, credentials.secret)
+      : options.principals.byAccessToken(credentials.token);
 
   async function authenticate(credentials: DataCredentials | undefined): Promise<void> {
     if (user) return fail(403);

@@ -13,6 +13,7 @@ import websocket from "@fastify/websocket";
 import type { HttpServer, Logger } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
+import type { DataPrincipals } from "../../services/dataPrincipals.ts";
 import type { DataStreamSlots } from "../../services/dataStreamSlots.ts";
 import {
   CRYPTO_LOCATIONS,
@@ -22,10 +23,11 @@ import {
 } from "../../stream/dataStreamMessages.ts";
 import type { MarketFeedHub } from "../../stream/marketFeedHub.ts";
 import { closeSocket } from "../stream/tradeStreamConnection.ts";
-import type { TradingAuthParameters } from "../trading/tradingAuth.ts";
 import { serveDataStream } from "./dataStreamConnection.ts";
 
-export interface DataStreamsParameters extends Pick<TradingAuthParameters, "accountForBearer" | "keyPairs"> {
+export interface DataStreamsParameters {
+  /** Who a credential is (services/dataPrincipals.ts). */
+  principals: DataPrincipals;
   /** The process's connection slots (PostgreSQL, or Redis with REDIS_URL), shared by every instance. */
   slots: Pick<DataStreamSlots, "settingsOf" | "acquire" | "renew" | "release" | "leaseSeconds">;
   /** The process's market feed hub. */
@@ -39,9 +41,7 @@ export interface DataStreamsParameters extends Pick<TradingAuthParameters, "acco
   sendBufferLimit?: number;
 }
 
-export type DataStreamOptions = Required<
-  Pick<DataStreamsParameters, "accountForBearer" | "keyPairs" | "slots" | "hub" | "logger">
-> & {
+export type DataStreamOptions = Required<Pick<DataStreamsParameters, "principals" | "slots" | "hub" | "logger">> & {
   authTimeoutMs: number;
   pingIntervalMs: number;
   sendBufferLimit: number;
@@ -80,8 +80,7 @@ const notFound = (reply: FastifyReply) => reply.code(404).send({ code: 40410000,
 export async function registerDataStreams(app: HttpServer, parameters: DataStreamsParameters): Promise<DataStreams> {
   const releases = new Set<Promise<void>>();
   const options: DataStreamOptions = {
-    accountForBearer: parameters.accountForBearer,
-    keyPairs: parameters.keyPairs,
+    principals: parameters.principals,
     slots: parameters.slots,
     hub: parameters.hub,
     logger: parameters.logger,
