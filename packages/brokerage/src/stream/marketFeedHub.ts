@@ -3,16 +3,16 @@
  * message to the data stream connections subscribed to its channel and symbol (or `*` on the channel), one
  * frame per connection per read, every message encoded once per format whatever the number of connections.
  *
- * As `tradeUpdatesHub.ts`: writers append messages and, in the same transaction, `pg_notify(MARKET_FEED_CHANNEL,
- * '<largest seq written>')`. The hub reads after its cursor on a notification (every instance hears it), on
- * `wake()` (an in-process writer calls it after its commit) and every `pollIntervalMs` (a lost notification).
- * Reads are serialized; while nobody is subscribed nothing is read, the cursor only moves to the largest seq.
+ * As `tradeUpdatesHub.ts`, on kernel's outbox reader: writers append messages and, in the same transaction,
+ * `pg_notify(MARKET_FEED_CHANNEL, '<largest seq written>')`; the hub reads after its cursor on a notification
+ * (every instance hears it), on `wake()` (an in-process writer calls it after its commit) and every
+ * `pollIntervalMs` (a lost notification). While nobody is subscribed nothing is read.
  *
- * The feed has more than one writer (the recorder, the exchange's executions), so seqs may commit out of
- * order: a hole after the cursor is waited for (`gapWaitMs`) before it is passed over, since the row may still
- * commit (or never will: a rolled-back transaction leaves a hole for good).
+ * The feed's writers (the recorder, the exchange's executions) take its lock (store/marketDataRepository.ts),
+ * so seqs commit in order; a hole after the cursor is a rolled-back transaction's, or a writer that did not
+ * take the lock: it is waited for (`gapWaitMs`) before it is passed over.
  */
-import type { Database, Logger } from "@platform/kernel";
+import { createOutboxReader, type Database, type Logger } from "@platform/kernel";
 import { createMarketFeedRepository, type MarketFeedRow } from "../store/marketFeedRepository.ts";
 import { type FeedReceiver, type FeedTape, feedFrames, tapeOf } from "./feedFrames.ts";
 
@@ -46,8 +46,6 @@ export interface CreateMarketFeedHubParameters {
   gapWaitMs?: number;
 }
 
-const DECIMAL_SEQ = /^\d{1,19}$/;
-
 export function createMarketFeedHub({
   db,
   logger,
@@ -60,21 +58,11 @@ export function createMarketFeedHub({
   const index = new Map<string, Map<string, Set<FeedReceiver>>>();
   /** receiver → its (channel, symbol) entries, to count subscribers and remove a receiver at once. */
   const entries = new Map<FeedReceiver, number>();
-  let cursor = 0n;
-  let started = false;
-  let reading: Promise<void> | undefined;
-  let readAgain = false;
-  let closed = false;
-  let stopListening: (() => Promise<void>) | undefined;
-  let listenAttempt: Promise<void> | undefined;
   /** The seq after the cursor that is missing, and since when (ms). */
   let hole: { seq: bigint; since: number } | undefined;
   let holeTimer: NodeJS.Timeout | undefined;
 
   const indexKey = (tape: FeedTape, channel: string) => `${tape}:${channel}`;
-  const advance = (seq: bigint) => {
-    if (seq > cursor) cursor = seq;
-  };
 
   /** The receivers of `row`, once each (`AAPL` and `*` on one channel is one delivery). */
   function receiversOf(row: MarketFeedRow): Set<FeedReceiver> | FeedReceiver[] {
@@ -87,19 +75,8 @@ export function createMarketFeedHub({
     return new Set([...exact, ...all]);
   }
 
-  /** Sends each receiver one frame of its messages among `rows`. */
-  function fanOut(rows: MarketFeedRow[]): void {
-    for (const [receiver, frame] of feedFrames(rows, receiversOf)) {
-      try {
-        receiver.deliver(frame);
-      } catch (error) {
-        logger.error({ err: error }, "market feed receiver failed");
-      }
-    }
-  }
-
   /** The rows that follow the cursor without a hole (or past a hole waited for long enough). */
-  function contiguous(rows: MarketFeedRow[]): MarketFeedRow[] {
+  function contiguous(rows: MarketFeedRow[], cursor: bigint): MarketFeedRow[] {
     const ready: MarketFeedRow[] = [];
     let expected = cursor + 1n;
     for (const row of rows) {
@@ -111,7 +88,7 @@ export function createMarketFeedHub({
           if (!holeTimer) {
             holeTimer = setTimeout(() => {
               holeTimer = undefined;
-              wake();
+              reader.wake();
             }, gapWaitMs);
             holeTimer.unref();
           }
@@ -124,85 +101,29 @@ export function createMarketFeedHub({
     return ready;
   }
 
-  async function readOnce(): Promise<void> {
-    if (!started) {
-      cursor = await feed.latestSeq();
-      started = true;
-      return;
-    }
-    if (entries.size === 0) {
-      const latest = await feed.latestSeq();
-      // Someone who subscribed during the query is owed the rows after the old cursor: read them instead.
-      if (entries.size === 0) advance(latest);
-      else readAgain = true;
-      return;
-    }
-    for (;;) {
-      const rows = await feed.after(cursor, batchSize);
-      const ready = contiguous(rows);
-      if (ready.length > 0) {
-        advance(BigInt((ready[ready.length - 1] as MarketFeedRow).seq));
-        fanOut(ready);
+  const reader = createOutboxReader<MarketFeedRow>({
+    db,
+    logger,
+    channel: MARKET_FEED_CHANNEL,
+    label: "the market feed",
+    latestId: () => feed.latestSeq(),
+    after: (afterSeq, limit) => feed.after(afterSeq, limit),
+    idOf: (row) => BigInt(row.seq),
+    idle: () => entries.size === 0,
+    ready: contiguous,
+    /** Sends each receiver one frame of its messages among `rows`. */
+    deliver(rows) {
+      for (const [receiver, frame] of feedFrames(rows, receiversOf)) {
+        try {
+          receiver.deliver(frame);
+        } catch (error) {
+          logger.error({ err: error }, "market feed receiver failed");
+        }
       }
-      if (ready.length < batchSize || closed) return;
-    }
-  }
-
-  async function drain(): Promise<void> {
-    for (;;) {
-      readAgain = false;
-      try {
-        await readOnce();
-      } catch (error) {
-        logger.warn({ err: error }, "reading the market feed failed");
-      }
-      if (!readAgain || closed) {
-        reading = undefined;
-        return;
-      }
-    }
-  }
-
-  function wake(): void {
-    if (closed) return;
-    if (reading) {
-      readAgain = true;
-      return;
-    }
-    reading = drain();
-  }
-
-  function onNotification(payload: string): void {
-    if (entries.size === 0 && started && DECIMAL_SEQ.test(payload)) {
-      advance(BigInt(payload));
-      return;
-    }
-    wake();
-  }
-
-  function ensureListening(): void {
-    if (stopListening || listenAttempt || closed) return;
-    listenAttempt = db
-      .listen(MARKET_FEED_CHANNEL, onNotification)
-      .then(
-        async (stop) => {
-          if (closed) await stop();
-          else stopListening = stop;
-        },
-        (error) => logger.warn({ err: error }, "listening for the market feed failed; polling until it works"),
-      )
-      .finally(() => {
-        listenAttempt = undefined;
-      });
-  }
-
-  ensureListening();
-  wake();
-  const poll = setInterval(() => {
-    ensureListening();
-    wake();
-  }, pollIntervalMs);
-  poll.unref();
+    },
+    pollIntervalMs,
+    batchSize,
+  });
 
   function unsubscribeFrom(receiver: FeedReceiver, key: string, symbols: Iterable<string>): void {
     const bySymbol = index.get(key);
@@ -246,25 +167,12 @@ export function createMarketFeedHub({
       }
       entries.delete(receiver);
     },
-    wake,
-    async latestSeq() {
-      // Started = listening (when the database lets it) and the first read done.
-      await listenAttempt;
-      while (!started && !closed) {
-        wake();
-        await reading;
-        if (!started) await new Promise((resolve) => setTimeout(resolve, Math.min(pollIntervalMs, 100)));
-      }
-      return cursor;
-    },
+    wake: reader.wake,
+    latestSeq: () => reader.cursor(),
     async close() {
-      closed = true;
-      clearInterval(poll);
       clearTimeout(holeTimer);
-      await listenAttempt;
-      await stopListening?.().catch((error) => logger.warn({ err: error }, "unlisten failed"));
-      stopListening = undefined;
-      await reading;
+      await reader.close();
+      clearTimeout(holeTimer);
       index.clear();
       entries.clear();
     },
