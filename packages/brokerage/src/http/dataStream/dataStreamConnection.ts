@@ -41,7 +41,7 @@ import {
   subscriptionMessage,
 } from "../../stream/dataStreamMessages.ts";
 import type { FeedReceiver } from "../../stream/marketFeedHub.ts";
-import { closeSocket } from "../stream/tradeStreamConnection.ts";
+import { closeSocket, frameBytes, keepAlive } from "../websocketLifecycle.ts";
 import type { DataStreamOptions } from "./dataStreams.ts";
 
 /** Messages waiting behind a slow authentication before the client is deemed abusive. */
@@ -49,9 +49,6 @@ const MAX_QUEUED_MESSAGES = 16;
 /** Plan basic: symbols of trades and quotes together on one connection (the anchor's Basic plan). */
 export const BASIC_PLAN_SYMBOL_LIMIT = 30;
 const MSGPACK = /^application\/(x-)?msgpack\b/i;
-
-const frameBytes = (data: WebSocket.RawData): Buffer =>
-  Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 
 /** An error that ends the connection: sent, then close (1008). */
 const CLOSING_ERRORS: ReadonlySet<DataStreamErrorCode> = new Set([402, 404, 406, 407, 409, 411]);
@@ -107,16 +104,9 @@ export function serveDataStream(
   const authTimer = setTimeout(() => fail(404), options.authTimeoutMs);
 
   // Keepalive and lease: a peer that has not answered the previous ping is cut; one that has keeps its slot.
-  let answered = true;
-  socket.on("pong", () => {
-    answered = true;
-  });
-  const pinger = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
+  const stopKeepAlive = keepAlive(socket, options.pingIntervalMs, () => {
     if (slotOf && user && !closing) void keepSlot(user.id, user.settings.connections);
-  }, options.pingIntervalMs);
+  });
 
   async function keepSlot(userId: string, limit: number): Promise<void> {
     try {
@@ -211,7 +201,7 @@ export function serveDataStream(
   socket.on("close", (code) => {
     closing = true;
     clearTimeout(authTimer);
-    clearInterval(pinger);
+    stopKeepAlive();
     hub.remove(receiver);
     // After a pending acquisition settles, so a slot taken while closing is released too.
     options.track(

@@ -22,7 +22,7 @@ import {
   STOCK_FEEDS,
 } from "../../stream/dataStreamMessages.ts";
 import type { MarketFeedHub } from "../../stream/marketFeedHub.ts";
-import { closeSocket } from "../stream/tradeStreamConnection.ts";
+import { closeAllSockets } from "../websocketLifecycle.ts";
 import { serveDataStream } from "./dataStreamConnection.ts";
 
 export interface DataStreamsParameters {
@@ -54,23 +54,6 @@ export interface DataStreams {
   clients(): ReadonlySet<WebSocket>;
 }
 
-/** How long a shutdown waits for peers to answer the close before cutting their sockets. */
-const SHUTDOWN_GRACE_MS = 1_000;
-
-async function closeAll(sockets: Iterable<WebSocket>): Promise<void> {
-  await Promise.all(
-    [...sockets].map(
-      (socket) =>
-        new Promise<void>((resolve) => {
-          if (socket.readyState === socket.CLOSED) return resolve();
-          socket.once("close", () => resolve());
-          closeSocket(socket, 1001, "server shutting down");
-          setTimeout(() => socket.terminate(), SHUTDOWN_GRACE_MS).unref();
-        }),
-    ),
-  );
-}
-
 const stockFeed = (feed: string): DataFeed | undefined =>
   (STOCK_FEEDS as readonly string[]).includes(feed) ? (feed as DataFeed) : undefined;
 
@@ -97,7 +80,7 @@ export async function registerDataStreams(app: HttpServer, parameters: DataStrea
     await scope.register(websocket, {
       options: { maxPayload: MAX_DATA_CLIENT_MESSAGE_BYTES },
       async preClose() {
-        await closeAll(scope.websocketServer.clients);
+        await closeAllSockets(scope.websocketServer.clients);
         scope.websocketServer.close();
         // The closed connections' slots are free before the instance goes (not only after their lease).
         await Promise.all(releases);

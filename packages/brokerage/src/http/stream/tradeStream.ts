@@ -11,11 +11,11 @@
  */
 import websocket from "@fastify/websocket";
 import type { HttpServer, Logger } from "@platform/kernel";
-import type { WebSocket } from "ws";
 import { MAX_CLIENT_MESSAGE_BYTES } from "../../stream/tradeUpdateMessages.ts";
 import type { TradeUpdatesHub } from "../../stream/tradeUpdatesHub.ts";
 import type { TradingAuthParameters } from "../trading/tradingAuth.ts";
-import { closeSocket, serveTradeStream } from "./tradeStreamConnection.ts";
+import { closeAllSockets } from "../websocketLifecycle.ts";
+import { serveTradeStream } from "./tradeStreamConnection.ts";
 
 export interface TradeStreamParameters extends Pick<TradingAuthParameters, "env" | "accountForBearer" | "keyPairs"> {
   /** The process's hub (one for every host). */
@@ -27,25 +27,6 @@ export interface TradeStreamParameters extends Pick<TradingAuthParameters, "env"
   pingIntervalMs?: number;
   /** Bytes a connection may have waiting to be read before it is closed as a slow client (default 1 MiB). */
   sendBufferLimit?: number;
-}
-
-/** How long a shutdown waits for peers to answer the close before cutting their sockets. */
-const SHUTDOWN_GRACE_MS = 1_000;
-
-/** Closes every socket with 1001 and resolves once all are closed (cut after the grace period). */
-async function closeAll(sockets: Iterable<WebSocket>): Promise<void> {
-  const open = [...sockets];
-  await Promise.all(
-    open.map(
-      (socket) =>
-        new Promise<void>((resolve) => {
-          if (socket.readyState === socket.CLOSED) return resolve();
-          socket.once("close", () => resolve());
-          closeSocket(socket, 1001, "server shutting down");
-          setTimeout(() => socket.terminate(), SHUTDOWN_GRACE_MS).unref();
-        }),
-    ),
-  );
 }
 
 /** Registers `GET /stream` (WebSocket) on a trading host of environment `env`. */
@@ -65,7 +46,7 @@ export async function registerTradeStream(app: HttpServer, parameters: TradeStre
       // Larger frames close the connection (1009) before they are buffered.
       options: { maxPayload: MAX_CLIENT_MESSAGE_BYTES },
       async preClose() {
-        await closeAll(scope.websocketServer.clients);
+        await closeAllSockets(scope.websocketServer.clients);
         scope.websocketServer.close();
       },
     });

@@ -31,32 +31,18 @@ import {
   type StreamName,
   tradeUpdateMessage,
 } from "../../stream/tradeUpdateMessages.ts";
+import { closeSocket, frameBytes, keepAlive } from "../websocketLifecycle.ts";
 import type { TradeStreamParameters } from "./tradeStream.ts";
 
 /** Either is enough to receive the account's trade updates over OAuth. */
 const STREAM_SCOPES: readonly Scope[] = ["trading", "data"];
 /** Messages waiting behind a slow authentication before the client is deemed abusive. */
 const MAX_QUEUED_MESSAGES = 16;
-/** After a close frame, how long a peer may take to answer before its socket is cut. */
-const CLOSE_GRACE_MS = 2_000;
-
 export type ConnectionOptions = Required<
   Pick<TradeStreamParameters, "env" | "accountForBearer" | "keyPairs" | "hub" | "logger">
 > & { authTimeoutMs: number; pingIntervalMs: number; sendBufferLimit: number };
 
 const MSGPACK = /^application\/(x-)?msgpack\b/i;
-
-function frameBytes(data: WebSocket.RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data;
-  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-}
-
-/** Closes `socket` with `code`, and cuts it if the peer has not answered the close within the grace period. */
-export function closeSocket(socket: WebSocket, code: number, reason: string): void {
-  if (socket.readyState === WebSocket.CLOSED) return;
-  if (socket.readyState !== WebSocket.CLOSING) socket.close(code, reason);
-  setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
-}
 
 /** Serves one upgraded `/stream` socket until it closes. */
 export function serveTradeStream(socket: WebSocket, request: FastifyRequest, options: ConnectionOptions): void {
@@ -96,16 +82,7 @@ export function serveTradeStream(socket: WebSocket, request: FastifyRequest, opt
     shut(1008, "auth timeout");
   }, options.authTimeoutMs);
 
-  // Keepalive: a peer that has not answered the previous ping when the next is due is gone.
-  let answered = true;
-  socket.on("pong", () => {
-    answered = true;
-  });
-  const pinger = setInterval(() => {
-    if (!answered) return socket.terminate();
-    answered = false;
-    socket.ping();
-  }, options.pingIntervalMs);
+  const stopKeepAlive = keepAlive(socket, options.pingIntervalMs);
 
   async function accountFor(credentials: Credentials | undefined): Promise<AccountRow | undefined> {
     if (!credentials) return undefined;
@@ -170,7 +147,7 @@ export function serveTradeStream(socket: WebSocket, request: FastifyRequest, opt
   socket.on("close", (code) => {
     closing = true;
     clearTimeout(authTimer);
-    clearInterval(pinger);
+    stopKeepAlive();
     stopListening();
     logger.info(
       { account: account?.account_number, env, code, encoding, ms: Date.now() - openedAt },
