@@ -11,8 +11,9 @@
 import { HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DataPrincipal, DataPrincipals } from "../../services/dataPrincipals.ts";
-import { alpacaCode, NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "../trading/errorFormat.ts";
-import { bearerRateKey, keyPairRateKey, TOO_MANY_REQUESTS, type TradingRateLimit } from "../trading/rateLimit.ts";
+import { alpacaCode, NOT_AUTHORIZED } from "../trading/errorFormat.ts";
+import type { TradingRateLimit } from "../trading/rateLimit.ts";
+import { countRequest, credentialOf, refuseCredential, refuseScope } from "../trading/requestCredentials.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -28,19 +29,6 @@ export interface MarketDataAuthParameters {
   rateLimit?: TradingRateLimit;
 }
 
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{1,512}=*) *$/i;
-const REALM = 'Bearer realm="brokerage"';
-
-const headerValue = (request: FastifyRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-};
-
-function refuse(reply: FastifyReply, challenge: string, message = NOT_AUTHORIZED): never {
-  reply.header("www-authenticate", challenge);
-  throw new HttpError(401, message, String(alpacaCode(401)));
-}
-
 /** The principal of a request that passed the hook. */
 export function dataPrincipalOf(request: FastifyRequest): DataPrincipal {
   if (!request.marketData) throw new HttpError(401, NOT_AUTHORIZED, String(alpacaCode(401)));
@@ -49,44 +37,15 @@ export function dataPrincipalOf(request: FastifyRequest): DataPrincipal {
 
 /** The onRequest hook of the data host's routes. */
 export function createMarketDataAuth({ principals, rateLimit }: MarketDataAuthParameters) {
-  async function authenticate(
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<{ principal: DataPrincipal; rateKey: string }> {
-    const authorization = headerValue(request, "authorization");
-    const keyId = headerValue(request, "apca-api-key-id");
-    const secret = headerValue(request, "apca-api-secret-key");
-    if (authorization !== undefined && (keyId !== undefined || secret !== undefined)) refuse(reply, REALM);
-    if (authorization !== undefined) {
-      const token = BEARER.exec(authorization)?.[1];
-      if (!token) refuse(reply, `${REALM}, error="invalid_request"`);
-      const principal = await principals.byAccessToken(token);
-      if (!principal) refuse(reply, `${REALM}, error="invalid_token"`);
-      return { principal, rateKey: bearerRateKey(token) };
-    }
-    if (keyId !== undefined && secret !== undefined) {
-      const principal = await principals.byKeyPair(keyId, secret);
-      if (!principal) refuse(reply, REALM);
-      return { principal, rateKey: keyPairRateKey(keyId) };
-    }
-    return refuse(reply, REALM);
-  }
-
   return async function marketDataAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { principal, rateKey } = await authenticate(request, reply);
-    if (rateLimit) {
-      const decision = await rateLimit.check(rateKey);
-      reply.header("X-Ratelimit-Limit", decision.limit);
-      reply.header("X-Ratelimit-Remaining", decision.remaining);
-      reply.header("X-Ratelimit-Reset", decision.reset);
-      if (!decision.allowed) {
-        reply.header("Retry-After", decision.retryAfter);
-        throw new HttpError(429, TOO_MANY_REQUESTS, String(alpacaCode(429)));
-      }
-    }
-    if (!principal.scopes.includes("data")) {
-      refuse(reply, `${REALM}, error="insufficient_scope", scope="data"`, SCOPE_NOT_AUTHORIZED);
-    }
+    const credential = credentialOf(request, reply);
+    const principal =
+      credential.kind === "token"
+        ? await principals.byAccessToken(credential.token)
+        : await principals.byKeyPair(credential.keyId, credential.secret);
+    if (!principal) refuseCredential(reply, credential.kind === "token" ? "invalid_token" : undefined);
+    await countRequest(reply, rateLimit, credential);
+    if (!principal.scopes.includes("data")) refuseScope(reply, "data");
     request.marketData = principal;
   };
 }

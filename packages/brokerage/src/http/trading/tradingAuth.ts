@@ -19,14 +19,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { requiredScope, SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AccountRow } from "../../store/accountsRepository.ts";
-import { alpacaCode, NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
-import {
-  bearerRateKey,
-  keyPairRateKey,
-  type RateLimitDecision,
-  TOO_MANY_REQUESTS,
-  type TradingRateLimit,
-} from "./rateLimit.ts";
+import { alpacaCode, NOT_AUTHORIZED } from "./errorFormat.ts";
+import type { TradingRateLimit } from "./rateLimit.ts";
+import { countRequest, credentialOf, refuseCredential, refuseScope } from "./requestCredentials.ts";
 
 /** Who a trading request acts for, set by the hook on every request of the trading routes. */
 export interface TradingPrincipal {
@@ -72,81 +67,31 @@ export const tradingSecuritySchemes = {
 };
 export const tradingSecurity: Record<string, string[]>[] = [{ oauthToken: [] }, { apiKeyId: [], apiSecretKey: [] }];
 
-/** RFC 6750 §2.1 b64token, bounded (our tokens are 43 characters). */
-const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]{1,512}=*) *$/i;
-const REALM = 'Bearer realm="brokerage"';
-
-const headerValue = (request: FastifyRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-};
-
-function refuse(reply: FastifyReply, challenge: string): never {
-  reply.header("www-authenticate", challenge);
-  throw new HttpError(401, NOT_AUTHORIZED, String(alpacaCode(401)));
-}
-
 /** The principal of a request that passed the hook (a route outside the hook's scope is a bug: 401). */
 export function principalOf(request: FastifyRequest): TradingPrincipal {
   if (!request.brokerage) throw new HttpError(401, NOT_AUTHORIZED, String(alpacaCode(401)));
   return request.brokerage;
 }
 
-/** The rate limit headers of an answer (the anchor's names and casing). */
-function setRateLimitHeaders(reply: FastifyReply, decision: RateLimitDecision): void {
-  reply.header("X-Ratelimit-Limit", decision.limit);
-  reply.header("X-Ratelimit-Remaining", decision.remaining);
-  reply.header("X-Ratelimit-Reset", decision.reset);
-}
-
-/** An authenticated request: its principal, and the key its rate limit counts it under (no secret in it). */
-interface Authenticated {
-  principal: TradingPrincipal;
-  rateKey: string;
-}
-
 /** The onRequest hook of the trading routes of the host of environment `env`. */
 export function createTradingAuth({ env, accountForBearer, keyPairs, rateLimit }: TradingAuthParameters) {
-  async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Authenticated> {
-    const authorization = headerValue(request, "authorization");
-    const keyId = headerValue(request, "apca-api-key-id");
-    const secret = headerValue(request, "apca-api-secret-key");
-    // One way of authenticating per request (RFC 6750 §2): both at once is ambiguous, so refused.
-    if (authorization !== undefined && (keyId !== undefined || secret !== undefined)) refuse(reply, REALM);
-
-    if (authorization !== undefined) {
-      const token = BEARER.exec(authorization)?.[1];
-      if (!token) refuse(reply, `${REALM}, error="invalid_request"`);
-      const grant = await accountForBearer(token, env);
-      if (!grant || grant.account.env !== env) refuse(reply, `${REALM}, error="invalid_token"`);
-      return {
-        principal: { account: grant.account, scopes: grant.scopes, via: "oauth" },
-        rateKey: bearerRateKey(token),
-      };
+  async function authenticate(request: FastifyRequest, reply: FastifyReply) {
+    const credential = credentialOf(request, reply);
+    if (credential.kind === "token") {
+      const grant = await accountForBearer(credential.token, env);
+      if (!grant || grant.account.env !== env) refuseCredential(reply, "invalid_token");
+      return { credential, principal: { account: grant.account, scopes: grant.scopes, via: "oauth" } as const };
     }
-    if (keyId !== undefined && secret !== undefined) {
-      const account = await keyPairs.authenticate(keyId, secret);
-      if (!account || account.env !== env) refuse(reply, REALM);
-      return { principal: { account, scopes: SCOPES, via: "key" }, rateKey: keyPairRateKey(keyId) };
-    }
-    return refuse(reply, REALM);
+    const account = await keyPairs.authenticate(credential.keyId, credential.secret);
+    if (!account || account.env !== env) refuseCredential(reply);
+    return { credential, principal: { account, scopes: SCOPES, via: "key" } as const };
   }
 
   return async function tradingAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const { principal, rateKey } = await authenticate(request, reply);
-    if (rateLimit) {
-      const decision = await rateLimit.check(rateKey);
-      setRateLimitHeaders(reply, decision);
-      if (!decision.allowed) {
-        reply.header("Retry-After", decision.retryAfter);
-        throw new HttpError(429, TOO_MANY_REQUESTS, String(alpacaCode(429)));
-      }
-    }
+    const { credential, principal } = await authenticate(request, reply);
+    await countRequest(reply, rateLimit, credential);
     const needed = requiredScope(request.method, request.routeOptions.url ?? request.url.split("?")[0] ?? "");
-    if (needed && !principal.scopes.includes(needed)) {
-      reply.header("www-authenticate", `${REALM}, error="insufficient_scope", scope="${needed}"`);
-      throw new HttpError(401, SCOPE_NOT_AUTHORIZED, String(alpacaCode(401)));
-    }
+    if (needed && !principal.scopes.includes(needed)) refuseScope(reply, needed);
     request.brokerage = principal;
   };
 }
