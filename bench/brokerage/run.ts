@@ -6,10 +6,13 @@
  * 2. the token endpoint's code exchanges per second (codes issued beforehand, each exchanged once);
  * 3. the exchange's matching rate in-process (`matching.ts`: orders/s, goal ≥ 200k, against a plain sorted array);
  * 4. trading through the live host with the exchange writer (`tradingParts.ts`): `orders` (placement against a
- *    minimal insert route, goal ≥ 70 %), `fillLatency` (POST → fill frame), `streamFanout` (1,000 listeners).
+ *    minimal insert route, goal ≥ 70 %), `fillLatency` (POST → fill frame), `streamFanout` (1,000 listeners);
+ * 5. market data on the data host (`dataParts.ts`): `dataFanout` (1,000 `/v2/iex` connections, feed → frame,
+ *    against a bare `ws` server, goal ≥ 70 %), `barsRest` (a year of 1-minute bars over REST, against a bare route).
  * Usage: npm run bench brokerage   (BENCH_DURATION=seconds, BENCH_EXCHANGES=codes, BENCH_DRIVERS=pglite,postgres,
- * BENCH_PARTS=account (1 and 2), matching, orders, fillLatency, streamFanout; BENCH_MATCHING_ORDERS,
- * BENCH_MATCHING_DEPTH, BENCH_MATCHING_ROUNDS; the trading parts' knobs in tradingParts.ts)
+ * BENCH_PARTS=account (1 and 2), matching, orders, fillLatency, streamFanout, dataFanout, barsRest;
+ * BENCH_MATCHING_ORDERS, BENCH_MATCHING_DEPTH, BENCH_MATCHING_ROUNDS; the trading parts' knobs in
+ * tradingParts.ts, the market data parts' in dataParts.ts)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { assertCleanLoad, type LoadResult, runLoad, runLoadScript, startServerScript } from "../lib/processes.ts";
 import { writeResults } from "../lib/results.ts";
 import { type Driver, postgresAvailable, prepareBenchData, REDIRECT_URI } from "./database.ts";
+import { runDataParts } from "./dataParts.ts";
 import { matchingBenchmark } from "./matching.ts";
 import { runTradingParts } from "./tradingParts.ts";
 
@@ -96,8 +100,11 @@ async function measure(driver: Driver): Promise<Row> {
   }
 }
 
-// BENCH_PARTS selects parts: account (GET /v2/account and token exchanges), matching, orders, fillLatency, streamFanout.
-const parts = (process.env.BENCH_PARTS ?? "account,matching,orders,fillLatency,streamFanout").split(",");
+// BENCH_PARTS selects parts: account (GET /v2/account and token exchanges), matching, orders, fillLatency, streamFanout,
+// dataFanout, barsRest.
+const parts = (process.env.BENCH_PARTS ?? "account,matching,orders,fillLatency,streamFanout,dataFanout,barsRest").split(
+  ",",
+);
 
 if (parts.includes("account")) {
   const available: Driver[] = (await postgresAvailable()) ? ["pglite", "postgres"] : ["pglite"];
@@ -136,3 +143,4 @@ if (parts.includes("matching")) {
 }
 
 await runTradingParts(parts);
+await runDataParts(parts);
