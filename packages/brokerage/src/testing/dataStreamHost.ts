@@ -6,15 +6,15 @@
  * (rows + NOTIFY in one transaction).
  */
 import { randomUUID } from "node:crypto";
-import { decode, encode } from "@msgpack/msgpack";
 import { createLogger, type Database, type Queryable } from "@platform/kernel";
-import { WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import type { Scope } from "../domain/scopes.ts";
 import { type DataStreams, type DataStreamsParameters, registerDataStreams } from "../http/dataStream/dataStreams.ts";
 import { createDataPrincipals } from "../services/dataPrincipals.ts";
 import { createDataStreamSlots, type DataStreamSlots } from "../services/dataStreamSlots.ts";
 import type { AccountRow } from "../store/accountsRepository.ts";
 import { createMarketFeedHub, MARKET_FEED_CHANNEL, type MarketFeedHub } from "../stream/marketFeedHub.ts";
+import { connectSocketTestClient } from "./socketTestClient.ts";
 import { createTradingTestBed } from "./tradingTestHosts.ts";
 
 export type DataMessage = Record<string, unknown> & { T: string };
@@ -40,80 +40,19 @@ export interface ConnectDataStreamOptions {
 /** Opens `url`; resolves once the handshake is done (rejects on a refused handshake). */
 export async function connectDataStream(
   url: string,
-  { msgpack = false, headers = {}, autoPong = true }: ConnectDataStreamOptions = {},
+  options: ConnectDataStreamOptions = {},
 ): Promise<DataStreamClient> {
-  const socket = new WebSocket(url, {
-    autoPong,
-    headers: { ...(msgpack ? { "Content-Type": "application/msgpack" } : {}), ...headers },
-  });
-  const received: DataMessage[] = [];
   const frames: DataStreamClient["frames"] = [];
-  const waiters = new Set<() => void>();
-  let position = 0;
-  let closedWith: { code: number; reason: string } | undefined;
-  socket.on("message", (data, binary) => {
-    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer);
-    const decoded = msgpack && binary ? decode(bytes) : JSON.parse(bytes.toString("utf8"));
-    const messages = decoded as DataMessage[];
-    frames.push({ messages, binary, bytes });
-    received.push(...messages);
-    for (const wake of [...waiters]) wake();
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => {
-    socket.on("close", (code, reason) => {
-      closedWith = { code, reason: reason.toString() };
-      resolve(closedWith);
-      for (const wake of [...waiters]) wake();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("open", () => resolve());
-    socket.once("error", reject);
-  });
-  socket.on("error", () => {});
-  return {
-    socket,
-    received,
-    frames,
-    closed,
-    send(message) {
-      if (msgpack) socket.send(encode(message), { binary: true });
-      else socket.send(JSON.stringify(message));
+  const client = await connectSocketTestClient<DataMessage>(
+    url,
+    ({ decoded, binary, bytes }) => {
+      const messages = decoded as DataMessage[];
+      frames.push({ messages, binary, bytes });
+      return messages;
     },
-    next(predicate = () => true, timeoutMs = 5_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          for (let i = position; i < received.length; i++) {
-            const message = received[i] as DataMessage;
-            if (!predicate(message)) continue;
-            position = i + 1;
-            done();
-            return resolve(message);
-          }
-          position = received.length;
-          if (closedWith) {
-            done();
-            reject(new Error(`stream closed (${closedWith.code} ${closedWith.reason}) before the message came`));
-          }
-        };
-        const timer = setTimeout(() => {
-          done();
-          const last = received.slice(-3).map((m) => JSON.stringify(m));
-          reject(new Error(`no matching message in ${timeoutMs} ms; last received: ${last.join(" ")}`));
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
-    async close() {
-      if (socket.readyState !== WebSocket.CLOSED) socket.close(1000);
-      await closed;
-    },
-  };
+    options,
+  );
+  return { ...client, frames };
 }
 
 /** A feed message to append: its channel and the stream message (`S` is its symbol). */
