@@ -71,6 +71,31 @@ describe("health data writer", () => {
     ]);
   });
 
+  it("writes large batches through COPY with the same rule: new rows counted, a replay writes nothing", async () => {
+    const source = await database.db.transaction((tx) =>
+      writer.ensureDataSource(tx, userId, { provider: "garmin", deviceModel: "Forerunner 255" }),
+    );
+    const second = (i: number) => ({
+      seriesType: 1,
+      recordedAt: T0 + i * 1_000,
+      value: 60 + (i % 40) + 0.5,
+      zoneOffsetMinutes: i % 2 ? -300 : null,
+      isDailyTotal: i % 3 === 0 ? false : null,
+    });
+    const batch = [...Array.from({ length: 1_000 }, (_, i) => second(i)), second(10), second(11)];
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, batch))).toBe(1_000);
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, batch))).toBe(0);
+    const changed = batch.slice(0, 300).map((s, i) => (i < 5 ? { ...s, value: 200 } : s));
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, changed))).toBe(5);
+    const [sum] = await database.db.query<{ n: string; total: number; nulls: string }>(
+      `SELECT count(*)::text AS n, sum(value)::float8 AS total, count(*) FILTER (WHERE zone_offset IS NULL)::text AS nulls
+       FROM wearables.samples WHERE source_key = $1`,
+      [source.key],
+    );
+    const expected = batch.slice(0, 1_000).reduce((a, s, i) => a + (i < 5 ? 200 : s.value), 0);
+    expect(sum).toEqual({ n: "1000", total: expected, nulls: "500" });
+  });
+
   it("writes a workout and a sleep session once per (source, start, end), replacing their details", async () => {
     const source = await database.db.transaction((tx) => writer.ensureDataSource(tx, userId, { provider: "polar" }));
     const workout = {

@@ -1,0 +1,194 @@
+/**
+ * SQL for the workouts and sleep sessions lists (`wearables.events` with their details) and their deletes.
+ * Lists walk `events_user_category_start_idx` (user, category, start DESC, id DESC) with a keyset on
+ * (start, id): newest first, and a page never shifts when events are added. A workout without a stored
+ * average heart rate gets the average of its data source's heart-rate samples in its window (a LATERAL read
+ * of the samples key, only for the rows of the page that need it).
+ */
+import type { Queryable } from "@platform/kernel";
+import type { CursorDirection } from "../domain/cursors.ts";
+
+export interface EventPosition {
+  at: string;
+  id: string;
+  direction: CursorDirection;
+}
+
+export interface EventQuery {
+  userId: string;
+  start: Date;
+  end: Date;
+  after: EventPosition | null;
+  /** Rows to return (page size + 1). */
+  take: number;
+}
+
+export interface EventBaseRow {
+  id: string;
+  start_datetime: Date;
+  end_datetime: Date;
+  /** start_datetime with microseconds, for the cursor. */
+  at: string;
+  zone_offset: string | null;
+  duration_seconds: number;
+  provider: string;
+  source: string | null;
+  device_model: string | null;
+  device_type: string | null;
+}
+
+export interface WorkoutRow extends EventBaseRow {
+  type: string;
+  energy_burned: string | null;
+  distance: string | null;
+  heart_rate_max: number | null;
+  avg_heart_rate: number | null;
+  total_elevation_gain: string | null;
+}
+
+export interface SleepRow extends EventBaseRow {
+  has_details: boolean;
+  sleep_total_duration_minutes: number | null;
+  sleep_efficiency_score: string | null;
+  sleep_deep_minutes: number | null;
+  sleep_light_minutes: number | null;
+  sleep_rem_minutes: number | null;
+  sleep_awake_minutes: number | null;
+  is_nap: boolean | null;
+  sleep_stages: { stage: string; start_time: string; end_time: string }[] | null;
+}
+
+const HEART_RATE = 1;
+
+/** Shared WHERE of a list: user, category, window (start ≥ start, end < end) and the keyset. */
+function listWhere(q: EventQuery, values: unknown[]): { where: string; order: string } {
+  values.push(q.userId, q.start, q.end);
+  let where = "e.user_id = $1 AND e.start_datetime >= $2 AND e.end_datetime < $3";
+  const backward = q.after?.direction === "prev";
+  if (q.after) {
+    values.push(q.after.at, q.after.id);
+    const n = values.length;
+    where += ` AND (e.start_datetime, e.id) ${backward ? ">" : "<"} ($${n - 1}::timestamptz, $${n}::uuid)`;
+  }
+  const order = backward ? "ASC" : "DESC";
+  return { where, order: `e.start_datetime ${order}, e.id ${order}` };
+}
+
+const EVENT_COLUMNS = `e.id, e.start_datetime, e.end_datetime,
+  to_char(e.start_datetime AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+  e.zone_offset, e.duration_seconds, d.provider, d.source, d.device_model, d.device_type`;
+
+/** The workouts page statement (exported for the benchmark's bare route). */
+export function workoutsSql(q: EventQuery & { recordType?: string | undefined }) {
+  const values: unknown[] = [];
+  const { where, order } = listWhere(q, values);
+  let typeFilter = "";
+  if (q.recordType) {
+    values.push(`%${q.recordType.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    typeFilter = ` AND e.type ILIKE $${values.length}`;
+  }
+  values.push(q.take);
+  return {
+    text: `SELECT ${EVENT_COLUMNS}, e.type, w.energy_burned, w.distance, w.heart_rate_max, w.total_elevation_gain,
+             coalesce(round(w.heart_rate_avg), hr.avg)::int AS avg_heart_rate
+      FROM wearables.events e
+      JOIN wearables.data_sources d ON d.id = e.data_source_id
+      LEFT JOIN wearables.workout_details w ON w.event_id = e.id
+      LEFT JOIN LATERAL (
+        SELECT round(avg(s.value)) AS avg FROM wearables.samples s
+        WHERE w.heart_rate_avg IS NULL AND s.source_key = d.key AND s.series_type = ${HEART_RATE}
+          AND s.recorded_at >= e.start_datetime AND s.recorded_at < e.end_datetime) hr ON true
+      WHERE e.category = 'workout' AND ${where}${typeFilter}
+      ORDER BY ${order} LIMIT $${values.length}`,
+    values,
+  };
+}
+
+/**
+ * Sleep sessions of the top-priority source of each night (local wake-up date): provider priority, then
+ * device type priority, then device model, as the anchor ranks them (unknown ones rank 99).
+ */
+const WINNING_SLEEP = `e.id IN (
+  SELECT id FROM (
+    SELECT r.id, dense_rank() OVER (
+      PARTITION BY (r.end_datetime + coalesce(r.zone_offset, '+00:00')::interval)::date
+      ORDER BY coalesce(pp.priority, 99), coalesce(dp.priority, 99), coalesce(rd.device_model, '')) AS source_rank
+    FROM wearables.events r
+    JOIN wearables.data_sources rd ON rd.id = r.data_source_id
+    LEFT JOIN wearables.provider_priorities pp ON pp.provider = rd.provider
+    LEFT JOIN wearables.device_type_priorities dp ON dp.device_type = rd.device_type
+    WHERE r.user_id = $1 AND r.category = 'sleep' AND r.start_datetime >= $2 AND r.end_datetime < $3) ranked
+  WHERE source_rank = 1)`;
+
+/** The sleep sessions page statement. */
+export function sleepSql(q: EventQuery & { byPriority: boolean }) {
+  const values: unknown[] = [];
+  const { where, order } = listWhere(q, values);
+  values.push(q.take);
+  return {
+    text: `SELECT ${EVENT_COLUMNS}, z.event_id IS NOT NULL AS has_details, z.sleep_total_duration_minutes,
+             z.sleep_efficiency_score, z.sleep_deep_minutes, z.sleep_light_minutes, z.sleep_rem_minutes,
+             z.sleep_awake_minutes, z.is_nap, z.sleep_stages
+      FROM wearables.events e
+      JOIN wearables.data_sources d ON d.id = e.data_source_id
+      LEFT JOIN wearables.sleep_details z ON z.event_id = e.id
+      WHERE e.category = 'sleep' AND ${where}${q.byPriority ? ` AND ${WINNING_SLEEP}` : ""}
+      ORDER BY ${order} LIMIT $${values.length}`,
+    values,
+  };
+}
+
+export function createEventsRepository(db: Queryable) {
+  async function count(category: "workout" | "sleep", q: EventQuery, extra: string, extraValues: unknown[]) {
+    const [row] = await db.query<{ n: string | number }>(
+      `SELECT count(*) AS n FROM wearables.events e
+       WHERE e.category = '${category}' AND e.user_id = $1 AND e.start_datetime >= $2 AND e.end_datetime < $3${extra}`,
+      [q.userId, q.start, q.end, ...extraValues],
+    );
+    return Number(row?.n ?? 0);
+  }
+
+  return {
+    async workouts(q: EventQuery & { recordType?: string | undefined }): Promise<{ rows: WorkoutRow[]; total: number }> {
+      const sql = workoutsSql(q);
+      const pattern = sql.values.at(-2);
+      const [rows, total] = await Promise.all([
+        db.query<WorkoutRow>(sql.text, sql.values),
+        q.recordType ? count("workout", q, " AND e.type ILIKE $4", [pattern]) : count("workout", q, "", []),
+      ]);
+      return { rows, total };
+    },
+
+    async sleepSessions(q: EventQuery & { byPriority: boolean }): Promise<{ rows: SleepRow[]; total: number }> {
+      const sql = sleepSql(q);
+      const [rows, total] = await Promise.all([
+        db.query<SleepRow>(sql.text, sql.values),
+        count("sleep", q, q.byPriority ? ` AND ${WINNING_SLEEP}` : "", []),
+      ]);
+      return { rows, total };
+    },
+
+    /**
+     * Deletes the user's event of that category; false when the user has none with that id. Deleting a sleep
+     * session queues its night (local wake-up date) for the scores job in the same statement: its internal
+     * sleep score goes with it (foreign key) and the night's resilience must be computed again.
+     */
+    async delete(userId: string, eventId: string, category: "workout" | "sleep"): Promise<boolean> {
+      const [row] = await db.query<{ n: number }>(
+        `WITH gone AS (
+           DELETE FROM wearables.events WHERE id = $1 AND user_id = $2 AND category = $3
+           RETURNING user_id, category, end_datetime, zone_offset),
+         queued AS (
+           INSERT INTO wearables.score_work (user_id, night)
+           SELECT user_id, (end_datetime + coalesce(zone_offset, '+00:00')::interval)::date FROM gone
+           WHERE category = 'sleep'
+           ON CONFLICT (user_id, night) DO UPDATE SET queued_at = now())
+         SELECT count(*)::int AS n FROM gone`,
+        [eventId, userId, category],
+      );
+      return (row?.n ?? 0) > 0;
+    },
+  };
+}
+
+export type EventsRepository = ReturnType<typeof createEventsRepository>;

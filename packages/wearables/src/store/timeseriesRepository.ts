@@ -1,0 +1,161 @@
+/**
+ * SQL for `GET /timeseries`. Every read walks the samples primary key, (source_key, series_type, recorded_at),
+ * as a range per (data source of the user, requested type) pair:
+ *
+ * - raw samples: for each pair, the first `limit + 1` samples after the cursor in index order (a LATERAL
+ *   subquery stops there), then the pairs' rows merged by (time, source key, type) — a page reads about
+ *   `pairs × limit` index entries, whatever the window holds;
+ * - buckets: one `GROUP BY date_bin(…)` over the pairs' ranges within a time window, each type combined by its
+ *   aggregation (domain/timeseriesResolution.ts);
+ * - the raw `total_count`: an index-only count over the same ranges.
+ *
+ * Timestamps come back with a microsecond text form for the cursors (`at`).
+ */
+import type { Queryable } from "@platform/kernel";
+import type { CursorDirection } from "../domain/cursors.ts";
+import { aggregateSql } from "../domain/timeseriesResolution.ts";
+import { SERIES_TYPES } from "../domain/seriesTypes.ts";
+
+/** Where a page starts: after (or, going back, before) this sort key. */
+export interface SamplePosition {
+  at: string;
+  sourceKey: number;
+  seriesType: number;
+  direction: CursorDirection;
+}
+
+export interface SampleQuery {
+  userId: string;
+  /** Series type ids; every type when empty. */
+  seriesTypes: number[];
+  start: Date;
+  end: Date;
+  after: SamplePosition | null;
+  /** Rows to return (the caller asks for its page size + 1). */
+  take: number;
+}
+
+export interface SampleRow {
+  source_key: number;
+  series_type: number;
+  recorded_at: Date;
+  /** `recorded_at` (or the bucket) as `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
+  at: string;
+  value: number;
+  zone_offset: number | null;
+  is_daily_total: boolean | null;
+  provider: string;
+  source: string | null;
+  device_model: string | null;
+  device_type: string | null;
+}
+
+const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** The (data source, series type) pairs of the user, with the data source's metadata. */
+const PAIRS = `pairs AS (
+  SELECT d.key AS source_key, t.id AS series_type, d.provider, d.source, d.device_model, d.device_type
+  FROM wearables.data_sources d CROSS JOIN unnest($2::smallint[]) AS t(id)
+  WHERE d.user_id = $1)`;
+
+const ALL_TYPE_IDS = SERIES_TYPES.map((t) => t.id);
+const typeIds = (ids: number[]) => (ids.length > 0 ? ids : ALL_TYPE_IDS);
+
+/** The raw-samples page statement (exported for the benchmark's bare route). */
+export function rawSamplesSql(q: SampleQuery): { text: string; values: unknown[] } {
+  const backward = q.after?.direction === "prev";
+  const order = backward ? "DESC" : "ASC";
+  const values: unknown[] = [q.userId, typeIds(q.seriesTypes), q.start, q.end, q.take];
+  let keyset = "";
+  if (q.after) {
+    values.push(q.after.at, q.after.sourceKey, q.after.seriesType);
+    // Within one pair the sort key is the time: the cursor's own instant is in or out by the pair's place.
+    keyset = backward
+      ? `AND s.recorded_at <= $6 AND (s.recorded_at < $6 OR (p.source_key, p.series_type) < ($7, $8))`
+      : `AND s.recorded_at >= $6 AND (s.recorded_at > $6 OR (p.source_key, p.series_type) > ($7, $8))`;
+  }
+  return {
+    text: `WITH ${PAIRS}
+      SELECT p.source_key, p.series_type, s.recorded_at, ${AT("s.recorded_at")} AS at, s.value, s.zone_offset,
+             s.is_daily_total, p.provider, p.source, p.device_model, p.device_type
+      FROM pairs p CROSS JOIN LATERAL (
+        SELECT s.recorded_at, s.value, s.zone_offset, s.is_daily_total FROM wearables.samples s
+        WHERE s.source_key = p.source_key AND s.series_type = p.series_type
+          AND s.recorded_at >= $3 AND s.recorded_at < $4 ${keyset}
+        ORDER BY s.recorded_at ${order} LIMIT $5) s
+      ORDER BY s.recorded_at ${order}, p.source_key ${order}, p.series_type ${order}
+      LIMIT $5`,
+    values,
+  };
+}
+
+/** The aggregated page statement over one time window (exported for the benchmark's bare route). */
+export function bucketSql(q: SampleQuery, bucketMinutes: number): { text: string; values: unknown[] } {
+  const ids = typeIds(q.seriesTypes);
+  const sumIds = ids.filter((id) => SERIES_TYPES.find((t) => t.id === id)?.aggregation === "sum");
+  const maxIds = ids.filter((id) => SERIES_TYPES.find((t) => t.id === id)?.aggregation === "max");
+  const backward = q.after?.direction === "prev";
+  const order = backward ? "DESC" : "ASC";
+  const values: unknown[] = [q.userId, ids, q.start, q.end, q.take, `${bucketMinutes} minutes`, sumIds, maxIds];
+  let having = "";
+  if (q.after) {
+    values.push(q.after.at, q.after.sourceKey, q.after.seriesType);
+    having = `HAVING (date_bin($6::interval, s.recorded_at, TIMESTAMPTZ '2000-01-01 00:00:00+00'),
+      s.source_key, s.series_type) ${backward ? "<" : ">"} ($9::timestamptz, $10::int, $11::smallint)`;
+  }
+  return {
+    text: `WITH ${PAIRS},
+      buckets AS (
+        SELECT s.source_key, s.series_type,
+               date_bin($6::interval, s.recorded_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket,
+               CASE WHEN s.series_type = ANY($7::smallint[]) THEN ${aggregateSql("sum")}
+                    WHEN s.series_type = ANY($8::smallint[]) THEN ${aggregateSql("max")}
+                    ELSE ${aggregateSql("avg")} END AS value,
+               min(s.zone_offset) AS zone_offset,
+               CASE WHEN s.series_type = ANY($7::smallint[])
+                    THEN count(*) FILTER (WHERE s.is_daily_total IS NOT TRUE) = 0 END AS is_daily_total
+        FROM pairs p JOIN wearables.samples s ON s.source_key = p.source_key AND s.series_type = p.series_type
+        WHERE s.recorded_at >= $3 AND s.recorded_at < $4
+        GROUP BY s.source_key, s.series_type, 3
+        ${having}
+        ORDER BY 3 ${order}, s.source_key ${order}, s.series_type ${order}
+        LIMIT $5)
+      SELECT b.source_key, b.series_type, b.bucket AS recorded_at, ${AT("b.bucket")} AS at, b.value::float8 AS value,
+             b.zone_offset, b.is_daily_total, p.provider, p.source, p.device_model, p.device_type
+      FROM buckets b JOIN pairs p ON p.source_key = b.source_key AND p.series_type = b.series_type
+      ORDER BY b.bucket ${order}, b.source_key ${order}, b.series_type ${order}`,
+    values,
+  };
+}
+
+/** How many raw samples the window holds, before any cursor (the anchor's `total_count`). */
+export function countSamplesSql(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end">) {
+  return {
+    text: `SELECT count(*)::bigint AS n FROM wearables.samples s
+      WHERE s.source_key = ANY(ARRAY(SELECT key FROM wearables.data_sources WHERE user_id = $1))
+        AND s.series_type = ANY($2::smallint[]) AND s.recorded_at >= $3 AND s.recorded_at < $4`,
+    values: [q.userId, typeIds(q.seriesTypes), q.start, q.end],
+  };
+}
+
+export function createTimeseriesRepository(db: Queryable) {
+  const run = async (sql: { text: string; values: unknown[] }) =>
+    (await db.query<SampleRow>(sql.text, sql.values)).map((r) => ({
+      ...r,
+      source_key: Number(r.source_key),
+      series_type: Number(r.series_type),
+      value: Number(r.value),
+      zone_offset: r.zone_offset === null ? null : Number(r.zone_offset),
+    }));
+  return {
+    rawSamples: (q: SampleQuery): Promise<SampleRow[]> => run(rawSamplesSql(q)),
+    buckets: (q: SampleQuery, bucketMinutes: number): Promise<SampleRow[]> => run(bucketSql(q, bucketMinutes)),
+    async countSamples(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end">): Promise<number> {
+      const sql = countSamplesSql(q);
+      const [row] = await db.query<{ n: string | number }>(sql.text, sql.values);
+      return Number(row?.n ?? 0);
+    },
+  };
+}
+
+export type TimeseriesRepository = ReturnType<typeof createTimeseriesRepository>;
