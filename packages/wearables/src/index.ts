@@ -11,6 +11,7 @@ import {
   type ServiceInstance,
 } from "@platform/kernel";
 import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
+import { createDataReadServices, type DataReadServices, registerDataReadRoutes } from "./http/dataRoutes.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerUserRoutes } from "./http/users.ts";
@@ -22,12 +23,13 @@ export const BASE_PATH = "/api/v1";
 /** The wearables service for one platform context (it has no background jobs and nothing to release). */
 export async function createWearables({ config, db, logger, apiKeys }: PlatformContext): Promise<ServiceInstance> {
   const users = createUsersService(createUsersRepository(db));
-  return { createServer: () => createServer({ config, logger, apiKeys }, { users }) };
+  const read = createDataReadServices({ db });
+  return { createServer: () => createServer({ config, logger, apiKeys }, { users, read }) };
 }
 
 async function createServer(
   { config, logger, apiKeys }: Pick<PlatformContext, "config" | "logger" | "apiKeys">,
-  services: { users: UsersService },
+  services: { users: UsersService; read: DataReadServices },
 ) {
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
@@ -47,7 +49,9 @@ async function createServer(
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireApiKey);
-      registerUserRoutes(api.withTypeProvider<TypeBoxTypeProvider>(), services.users);
+      const typed = api.withTypeProvider<TypeBoxTypeProvider>();
+      registerUserRoutes(typed, services.users);
+      registerDataReadRoutes(typed, services.read);
     },
     { prefix: BASE_PATH },
   );

@@ -1,4 +1,6 @@
 /** The OpenAPI tags of the wearables API (kernel adds its own `System`), in the order its docs show them. */
 export const usersTag = { name: "Users", description: "The people whose wearables the service reads." };
 
-export const openapiTags = [usersTag];
+import { dataReadTags } from "./dataRoutes.ts";
+
+export const openapiTags = [usersTag, ...dataReadTags];

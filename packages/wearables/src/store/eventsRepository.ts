@@ -149,7 +149,9 @@ export function createEventsRepository(db: Queryable) {
   }
 
   return {
-    async workouts(q: EventQuery & { recordType?: string | undefined }): Promise<{ rows: WorkoutRow[]; total: number }> {
+    async workouts(
+      q: EventQuery & { recordType?: string | undefined },
+    ): Promise<{ rows: WorkoutRow[]; total: number }> {
       const sql = workoutsSql(q);
       const pattern = sql.values.at(-2);
       const [rows, total] = await Promise.all([

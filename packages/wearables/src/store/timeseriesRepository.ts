@@ -13,8 +13,8 @@
  */
 import type { Queryable } from "@platform/kernel";
 import type { CursorDirection } from "../domain/cursors.ts";
-import { aggregateSql } from "../domain/timeseriesResolution.ts";
 import { SERIES_TYPES } from "../domain/seriesTypes.ts";
+import { aggregateSql } from "../domain/timeseriesResolution.ts";
 
 /** Where a page starts: after (or, going back, before) this sort key. */
 export interface SamplePosition {
@@ -31,6 +31,8 @@ export interface SampleQuery {
   start: Date;
   end: Date;
   after: SamplePosition | null;
+  /** Walking back from a `prev_` cursor: newest first (the service puts the page back in order). */
+  backward: boolean;
   /** Rows to return (the caller asks for its page size + 1). */
   take: number;
 }
@@ -63,7 +65,7 @@ const typeIds = (ids: number[]) => (ids.length > 0 ? ids : ALL_TYPE_IDS);
 
 /** The raw-samples page statement (exported for the benchmark's bare route). */
 export function rawSamplesSql(q: SampleQuery): { text: string; values: unknown[] } {
-  const backward = q.after?.direction === "prev";
+  const backward = q.backward;
   const order = backward ? "DESC" : "ASC";
   const values: unknown[] = [q.userId, typeIds(q.seriesTypes), q.start, q.end, q.take];
   let keyset = "";
@@ -94,7 +96,7 @@ export function bucketSql(q: SampleQuery, bucketMinutes: number): { text: string
   const ids = typeIds(q.seriesTypes);
   const sumIds = ids.filter((id) => SERIES_TYPES.find((t) => t.id === id)?.aggregation === "sum");
   const maxIds = ids.filter((id) => SERIES_TYPES.find((t) => t.id === id)?.aggregation === "max");
-  const backward = q.after?.direction === "prev";
+  const backward = q.backward;
   const order = backward ? "DESC" : "ASC";
   const values: unknown[] = [q.userId, ids, q.start, q.end, q.take, `${bucketMinutes} minutes`, sumIds, maxIds];
   let having = "";
