@@ -22,6 +22,7 @@ import { migrateCommand } from "./commands/migrate.ts";
 import { relayerCommand } from "./commands/relayer.ts";
 import { startPlatform } from "./commands/start.ts";
 import { statusCommand } from "./commands/status.ts";
+import { wearablesImport } from "./commands/wearables.ts";
 
 function config(): Config {
   return loadConfig();
@@ -139,6 +140,20 @@ chainstats
   .option("--from <block>", "re-index the chain from this block")
   .option("--exit-when-synced", "exit once the head is reached instead of following it")
   .action(run((o: { chain: string; from?: string; exitWhenSynced?: boolean }) => chainstatsBackfill(config(), o)));
+
+const wearables = program.command("wearables").description("wearable health data: imports and demo data");
+wearables
+  .command("import <user_id> <file>")
+  .description(
+    "import an Apple Health export (export.xml or export.zip) or a FIT/GPX/TCX workout file, with a progress bar",
+  )
+  .option("--kind <kind>", "apple, fit, gpx or tcx (default: from the file name)")
+  .option("--json", "print the finished job as JSON")
+  .action(
+    run((userId: string, file: string, o: { kind?: string; json?: boolean }) =>
+      wearablesImport(config(), userId, file, o),
+    ),
+  );
 
 const brokerage = program.command("brokerage").description("brokerage end users, OAuth clients and key pairs");
 const brokerageUsers = brokerage.command("users").description("end users and their live and paper accounts");

@@ -2,6 +2,7 @@
  * The wearable health data API (Open Wearables compatible) under `/api/v1`; `wearablesService` is what
  * `platform start` runs. A request goes route (`http/`) → service (`services/`) → repository (`store/`).
  */
+import { join } from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   createHttpServer,
@@ -15,21 +16,42 @@ import { createDataReadServices, type DataReadServices, registerDataReadRoutes }
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerUserRoutes } from "./http/users.ts";
+import { createImportsModule, type ImportsModule } from "./imports/importsModule.ts";
 import { createUsersService, type UsersService } from "./services/users.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
 
 export const BASE_PATH = "/api/v1";
 
-/** The wearables service for one platform context (it has no background jobs and nothing to release). */
+/**
+ * The wearables service for one platform context. Its background work: the file import runner (jobs in
+ * `wearables.import_jobs`, leased, so any instance may run them).
+ */
 export async function createWearables({ config, db, logger, apiKeys }: PlatformContext): Promise<ServiceInstance> {
+  const log = logger.child({ service: "wearables" });
   const users = createUsersService(createUsersRepository(db));
   const read = createDataReadServices({ db });
-  return { createServer: () => createServer({ config, logger, apiKeys }, { users, read }) };
+  const imports = createImportsModule({
+    db,
+    logger: log.child({ job: "imports" }),
+    dir: join(config.dataDir, "wearables", "imports"),
+  });
+  return {
+    createServer: () => createServer({ config, logger, apiKeys }, { users, read, imports }),
+    operatorCommands: { ...imports.operatorCommands },
+    async startJobs() {
+      imports.runner.start();
+      return {
+        stop: () => imports.runner.stop(),
+        status: () => ({ imports: imports.runner.status() }),
+      };
+    },
+    close: () => imports.runner.stop(),
+  };
 }
 
 async function createServer(
   { config, logger, apiKeys }: Pick<PlatformContext, "config" | "logger" | "apiKeys">,
-  services: { users: UsersService; read: DataReadServices },
+  services: { users: UsersService; read: DataReadServices; imports: ImportsModule },
 ) {
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
@@ -52,6 +74,7 @@ async function createServer(
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerUserRoutes(typed, services.users);
       registerDataReadRoutes(typed, services.read);
+      services.imports.registerRoutes(typed);
     },
     { prefix: BASE_PATH },
   );

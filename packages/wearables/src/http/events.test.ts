@@ -44,10 +44,11 @@ const workout = (dayOffset: number, type: string, details: WorkoutInput["details
 const addWorkout = (source: DataSourceRef, w: WorkoutInput, user = userId) =>
   s.database.db.transaction((tx) => writer.writeWorkout(tx, user, source, w));
 
-const addSleep = (source: DataSourceRef, nightOffset: number, isNap = false, user = userId) =>
+/** A night of `source`; `laterMs` shifts its start (the garmin night of the same night starts after the watch's). */
+const addSleep = (source: DataSourceRef, nightOffset: number, isNap = false, user = userId, laterMs = 0) =>
   s.database.db.transaction((tx) =>
     writer.writeSleep(tx, user, source, {
-      start: D0 - 8 * HOUR + nightOffset * DAY,
+      start: D0 - 8 * HOUR + nightOffset * DAY + laterMs,
       end: D0 + nightOffset * DAY,
       zoneOffset: "+02:00",
       details: {
@@ -115,7 +116,8 @@ beforeAll(async () => {
   );
   ids.night0 = await addSleep(watch, 0);
   ids.night1 = await addSleep(watch, 1);
-  ids.garminNight1 = await addSleep(garmin, 1);
+  // Starts a minute after the watch's night: "newest first" is then one order, not a tie broken by random ids.
+  ids.garminNight1 = await addSleep(garmin, 1, false, userId, 60_000);
   ids.garminNight2 = await addSleep(garmin, 2);
 });
 afterAll(() => s.close());

@@ -3,4 +3,9 @@ export const usersTag = { name: "Users", description: "The people whose wearable
 
 import { dataReadTags } from "./dataRoutes.ts";
 
-export const openapiTags = [usersTag, ...dataReadTags];
+export const importsTag = {
+  name: "Imports",
+  description: "Apple Health exports and FIT, GPX and TCX workout files, imported in the background with progress.",
+};
+
+export const openapiTags = [usersTag, ...dataReadTags, importsTag];

@@ -67,7 +67,10 @@ export class LeaseLostError extends Error {
 const COLUMNS = `id, user_id, kind, state, file_path, file_name, file_bytes, bytes_read, items_processed, samples_written,
   events_written, checkpoint, errors, lease_holder, lease_expires_at, created_at, started_at, finished_at, updated_at`;
 
-type RawRow = Omit<ImportJobRow, "file_bytes" | "bytes_read" | "items_processed" | "samples_written" | "events_written"> &
+type RawRow = Omit<
+  ImportJobRow,
+  "file_bytes" | "bytes_read" | "items_processed" | "samples_written" | "events_written"
+> &
   Record<"file_bytes" | "bytes_read" | "items_processed" | "samples_written" | "events_written", string | number>;
 
 const toRow = (r: RawRow): ImportJobRow => ({
@@ -134,7 +137,16 @@ export function createImportJobsRepository(db: Queryable) {
            samples_written = samples_written + $5, events_written = events_written + $6, checkpoint = $7::jsonb,
            lease_expires_at = now() + $8 * interval '1 millisecond', updated_at = now()
          WHERE id = $1 AND lease_holder = $2 AND state = 'processing' RETURNING 1`,
-        [id, holder, p.bytesRead, p.itemsProcessed, p.samplesAdded, p.eventsAdded, JSON.stringify(p.checkpoint), leaseMs],
+        [
+          id,
+          holder,
+          p.bytesRead,
+          p.itemsProcessed,
+          p.samplesAdded,
+          p.eventsAdded,
+          JSON.stringify(p.checkpoint),
+          leaseMs,
+        ],
       );
       if (rows.length === 0) throw new LeaseLostError(id);
     },

@@ -1,0 +1,127 @@
+/**
+ * `platform wearables import <user_id> <file> [--kind apple|fit|gpx|tcx]`: imports an Apple Health export
+ * (export.xml or export.zip) or a FIT/GPX/TCX workout file for a user, with a progress bar (MB read, items,
+ * samples and events written). The file is read where it is, never copied.
+ *
+ * While a platform runs on the embedded database it owns the data folder: the job is queued through its admin
+ * socket, its import runner does the work and this command follows the job. Otherwise this process runs the
+ * job itself (with PostgreSQL a running platform's runner may take it instead; the lease decides). Ctrl-C
+ * stops following; a job stopped mid-way resumes from its last committed chunk on the next run.
+ */
+import { resolve } from "node:path";
+import type { Config, PlatformContext } from "@platform/kernel";
+import { isPlatformRunning } from "../admin/adminSocket.ts";
+import { openPlatform } from "../openPlatform.ts";
+import { requireService } from "../services.ts";
+import { runOperatorCommand } from "./operatorCommand.ts";
+import { createProgressBar } from "./progress.ts";
+
+const KINDS = ["apple", "fit", "gpx", "tcx"];
+
+/** What `import-status` answers (see wearables' imports/importStatus.ts). */
+interface ImportStatus {
+  task_id: string;
+  kind: string;
+  state: "queued" | "processing" | "completed" | "failed";
+  file_bytes: number;
+  bytes_read: number;
+  items_processed: number;
+  samples_written: number;
+  events_written: number;
+  errors: { message: string }[];
+}
+
+export async function wearablesImport(
+  config: Config,
+  userId: string,
+  file: string,
+  o: { kind?: string; json?: boolean },
+): Promise<void> {
+  if (o.kind !== undefined && !KINDS.includes(o.kind)) {
+    throw new Error(`--kind must be one of ${KINDS.join(", ")} (got "${o.kind}")`);
+  }
+  const args = { user_id: userId, file: resolve(file), ...(o.kind ? { kind: o.kind } : {}) };
+  const final =
+    !config.databaseUrl && (await isPlatformRunning(config.dataDir))
+      ? await followRunningPlatform(config, args, o.json)
+      : await runHere(config, args, o.json);
+  if (o.json) process.stdout.write(`${JSON.stringify(final, null, 2)}\n`);
+  if (final.state === "failed") {
+    throw new Error(`import ${final.task_id} failed: ${final.errors.map((e) => e.message).join("; ")}`);
+  }
+}
+
+/** Queues the job on the running platform and follows it until it ends. */
+async function followRunningPlatform(config: Config, args: Record<string, unknown>, quiet?: boolean) {
+  const job = (await runOperatorCommand(config, "wearables", "import", args)) as ImportStatus;
+  const status = () =>
+    runOperatorCommand(config, "wearables", "import-status", { task_id: job.task_id }) as Promise<ImportStatus>;
+  return follow(job, status, undefined, quiet);
+}
+
+/** Opens the platform here, queues the job and runs it in this process while the bar follows it. */
+async function runHere(config: Config, args: Record<string, unknown>, quiet?: boolean) {
+  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
+  try {
+    const context: PlatformContext = {
+      config: platform.config,
+      db: platform.db,
+      logger: platform.logger,
+      apiKeys: platform.apiKeys,
+      chains: [],
+    };
+    const instance = await requireService("wearables").create(context);
+    try {
+      const commands = instance.operatorCommands ?? {};
+      const [queue, status, run] = [commands.import, commands["import-status"], commands["import-run"]];
+      if (!queue || !status || !run) throw new Error("this build of wearables has no import commands");
+      const job = (await queue(args)) as ImportStatus;
+      const running = run({ task_id: job.task_id });
+      return await follow(job, () => status({ task_id: job.task_id }) as Promise<ImportStatus>, running, quiet);
+    } finally {
+      await instance.close?.();
+    }
+  } finally {
+    await platform.db.close();
+  }
+}
+
+/** Redraws the bar every 250 ms until the job is completed or failed (or `running` settles). */
+async function follow(
+  job: ImportStatus,
+  status: () => Promise<ImportStatus>,
+  running?: Promise<unknown>,
+  quiet?: boolean,
+): Promise<ImportStatus> {
+  const bar = quiet ? undefined : createProgressBar("MB");
+  const mb = (bytes: number) => bytes / 1_000_000;
+  let settled = false;
+  const done = running?.then(
+    () => {
+      settled = true;
+    },
+    (error: unknown) => {
+      settled = true;
+      throw error;
+    },
+  );
+  let current = job;
+  for (;;) {
+    current = await status();
+    bar?.update(
+      mb(current.bytes_read),
+      mb(current.file_bytes),
+      `${current.state}: ${current.items_processed.toLocaleString("en-US")} items, ` +
+        `${current.samples_written.toLocaleString("en-US")} samples, ${current.events_written} events`,
+    );
+    if (current.state === "completed" || current.state === "failed" || settled) break;
+    await Promise.race([new Promise((r) => setTimeout(r, 250)), done?.catch(() => undefined)]);
+  }
+  await done;
+  current = await status();
+  bar?.finish(
+    `${current.kind} import ${current.task_id} ${current.state}: ${current.items_processed.toLocaleString("en-US")} items, ` +
+      `${current.samples_written.toLocaleString("en-US")} samples and ${current.events_written} events written`,
+  );
+  return current;
+}
