@@ -22,7 +22,7 @@ import { migrateCommand } from "./commands/migrate.ts";
 import { relayerCommand } from "./commands/relayer.ts";
 import { startPlatform } from "./commands/start.ts";
 import { statusCommand } from "./commands/status.ts";
-import { wearablesImport } from "./commands/wearables.ts";
+import { wearablesDemoData, wearablesImport } from "./commands/wearables.ts";
 
 function config(): Config {
   return loadConfig();
@@ -154,6 +154,15 @@ wearables
       wearablesImport(config(), userId, file, o),
     ),
   );
+
+wearables
+  .command("demo-data")
+  .description("write a plausible year (or --days N) of one person's health data through the import path")
+  .option("--user <user_id>", "whose data (default: the demo user demo@example.com, created the first time)")
+  .option("--days <n>", "days of data, ending yesterday", positiveInteger, 365)
+  .option("--seed <n>", "the generator's seed (same seed, same data)", positiveInteger, 1)
+  .option("--json", "print the finished import job as JSON")
+  .action(run((o: { user?: string; days?: number; seed?: number; json?: boolean }) => wearablesDemoData(config(), o)));
 
 const brokerage = program.command("brokerage").description("brokerage end users, OAuth clients and key pairs");
 const brokerageUsers = brokerage.command("users").description("end users and their live and paper accounts");

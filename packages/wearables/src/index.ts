@@ -21,6 +21,8 @@ import { createUsersService, type UsersService } from "./services/users.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
 
 export const BASE_PATH = "/api/v1";
+/** Whose data `platform wearables demo-data` writes when no user is named. */
+export const DEMO_USER_EMAIL = "demo@example.com";
 
 /**
  * The wearables service for one platform context. Its background work: the file import runner (jobs in
@@ -37,7 +39,18 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
   });
   return {
     createServer: () => createServer({ config, logger, apiKeys }, { users, read, imports }),
-    operatorCommands: { ...imports.operatorCommands },
+    operatorCommands: {
+      ...imports.operatorCommands,
+      /** `{email?}` → the demo user (`demo@example.com` by default), created the first time. */
+      "demo-user": async (args) => {
+        const email = typeof args.email === "string" ? args.email : DEMO_USER_EMAIL;
+        const found = await users.list({ page: 1, limit: 1, email, sortBy: "created_at", sortOrder: "asc" });
+        const user =
+          found.items[0] ??
+          (await users.create({ email, first_name: "Demo", last_name: "User", external_user_id: null }));
+        return { id: user.id, email: user.email };
+      },
+    },
     async startJobs() {
       imports.runner.start();
       return {

@@ -8,8 +8,11 @@
  * job itself (with PostgreSQL a running platform's runner may take it instead; the lease decides). Ctrl-C
  * stops following; a job stopped mid-way resumes from its last committed chunk on the next run.
  */
-import { resolve } from "node:path";
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import type { Config, PlatformContext } from "@platform/kernel";
+import { writeDemoExport } from "@platform/wearables/demo";
 import { isPlatformRunning } from "../admin/adminSocket.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { requireService } from "../services.ts";
@@ -60,30 +63,14 @@ async function followRunningPlatform(config: Config, args: Record<string, unknow
 }
 
 /** Opens the platform here, queues the job and runs it in this process while the bar follows it. */
-async function runHere(config: Config, args: Record<string, unknown>, quiet?: boolean) {
-  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
-  try {
-    const context: PlatformContext = {
-      config: platform.config,
-      db: platform.db,
-      logger: platform.logger,
-      apiKeys: platform.apiKeys,
-      chains: [],
-    };
-    const instance = await requireService("wearables").create(context);
-    try {
-      const commands = instance.operatorCommands ?? {};
-      const [queue, status, run] = [commands.import, commands["import-status"], commands["import-run"]];
-      if (!queue || !status || !run) throw new Error("this build of wearables has no import commands");
-      const job = (await queue(args)) as ImportStatus;
-      const running = run({ task_id: job.task_id });
-      return await follow(job, () => status({ task_id: job.task_id }) as Promise<ImportStatus>, running, quiet);
-    } finally {
-      await instance.close?.();
-    }
-  } finally {
-    await platform.db.close();
-  }
+function runHere(config: Config, args: Record<string, unknown>, quiet?: boolean) {
+  return withInstance(config, async (commands) => {
+    const [queue, status, run] = [commands.import, commands["import-status"], commands["import-run"]];
+    if (!queue || !status || !run) throw new Error("this build of wearables has no import commands");
+    const job = (await queue(args)) as ImportStatus;
+    const running = run({ task_id: job.task_id });
+    return await follow(job, () => status({ task_id: job.task_id }) as Promise<ImportStatus>, running, quiet);
+  });
 }
 
 /** Redraws the bar every 250 ms until the job is completed or failed (or `running` settles). */
@@ -124,4 +111,65 @@ async function follow(
       `${current.samples_written.toLocaleString("en-US")} samples and ${current.events_written} events written`,
   );
   return current;
+}
+
+/**
+ * `platform wearables demo-data [--user <id>] [--days N] [--seed S]`: writes a plausible stretch of one person's
+ * data (a seeded Apple Health export: heart rate, steps, energy, sleep with stages, workouts, body mass) to a
+ * temporary file and imports it through the same path as `platform wearables import`, for the demo user
+ * (`demo@example.com`, created the first time) unless a user is named.
+ */
+export async function wearablesDemoData(
+  config: Config,
+  o: { user?: string; days?: number; seed?: number; json?: boolean },
+): Promise<void> {
+  const days = o.days ?? 365;
+  const userId = o.user ?? (await demoUserId(config));
+  const dir = mkdtempSync(join(tmpdir(), "wearables-demo-"));
+  const file = join(dir, "export.xml");
+  try {
+    if (!o.json) process.stdout.write(`Generating ${days} days of demo data for user ${userId}...\n`);
+    await writeDemoExport({ days, seed: o.seed ?? 1, out: createWriteStream(file) });
+    await wearablesImport(config, userId, file, { kind: "apple", ...(o.json ? { json: true } : {}) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The demo user's id (made the first time), through the running platform or this process. */
+async function demoUserId(config: Config): Promise<string> {
+  const user =
+    !config.databaseUrl && (await isPlatformRunning(config.dataDir))
+      ? await runOperatorCommand(config, "wearables", "demo-user", {})
+      : await withInstance(config, async (commands) => {
+          const demoUser = commands["demo-user"];
+          if (!demoUser) throw new Error("this build of wearables has no demo-user command");
+          return demoUser({});
+        });
+  return (user as { id: string }).id;
+}
+
+/** Runs `work` with the wearables service's operator commands, this process owning the database. */
+async function withInstance<T>(
+  config: Config,
+  work: (commands: Record<string, (args: Record<string, unknown>) => Promise<unknown>>) => Promise<T>,
+): Promise<T> {
+  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
+  try {
+    const context: PlatformContext = {
+      config: platform.config,
+      db: platform.db,
+      logger: platform.logger,
+      apiKeys: platform.apiKeys,
+      chains: [],
+    };
+    const instance = await requireService("wearables").create(context);
+    try {
+      return await work(instance.operatorCommands ?? {});
+    } finally {
+      await instance.close?.();
+    }
+  } finally {
+    await platform.db.close();
+  }
 }
