@@ -16,6 +16,8 @@ beforeAll(async () => {
     BROKERAGE_AUTH_PORT: "0",
     BROKERAGE_LIVE_PORT: "0",
     BROKERAGE_PAPER_PORT: "0",
+    BROKERAGE_DATA_PORT: "0",
+    BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
   });

@@ -21,6 +21,11 @@ beforeAll(async () => {
     WEARABLES_PORT: "0",
     CHAINSTATS_PORT: "0",
     CROSSCHAIN_PORT: "0",
+    BROKERAGE_AUTH_PORT: "0",
+    BROKERAGE_LIVE_PORT: "0",
+    BROKERAGE_PAPER_PORT: "0",
+    BROKERAGE_DATA_PORT: "0",
+    BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",
     // Verified keys are cached this long; with PostgreSQL a revocation by another process waits for it.

@@ -1,11 +1,12 @@
 /**
  * The brokerage (Alpaca compatible): an OAuth 2.0 authorization server ("Alpaca Connect") and the trading
- * API v2 of end users' live and paper accounts, on three hosts as at the anchor:
+ * API v2 of end users' live and paper accounts, and the market data of its market, on four hosts as at the anchor:
  * - the authorization host (`BROKERAGE_AUTH_PORT`, 8200): login and consent pages, `/oauth/authorize`, the
  *   applications a user authorized;
  * - the live API (`BROKERAGE_LIVE_PORT`, 8201, the main host): `/v2/…`, and the token endpoint
  *   `POST /oauth/token` with `/oauth/revoke` and the authorization server metadata;
- * - the paper API (`BROKERAGE_PAPER_PORT`, 8202): `/v2/…`.
+ * - the paper API (`BROKERAGE_PAPER_PORT`, 8202): `/v2/…`;
+ * - the market data host (`BROKERAGE_DATA_PORT`, 8203): `/v2/stocks/…`, `/v1beta3/crypto/…` and the data streams.
  *
  * A request goes route (`http/`) → service (`services/`) → repository (`store/`); everything the hosts share
  * (services, the login throttle's counters) is created once in `createBrokerage(context)`.
