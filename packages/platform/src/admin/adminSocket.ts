@@ -44,7 +44,7 @@ const schemas = () => {
       params: {
         type: "object",
         required: ["service", "command"],
-        properties: { service, command: { type: "string", pattern: "^[a-zA-Z][a-zA-Z0-9]{0,63}$" } },
+        properties: { service, command: { type: "string", pattern: "^[a-zA-Z][a-zA-Z0-9-]{0,63}$" } },
       },
       body: { type: "object" },
     },
@@ -162,7 +162,10 @@ function adminError(error: FastifyError): { statusCode: number; message: string 
     return { statusCode: 400, message: `${location}.${field}: must be one of ${allowed.join(", ")}` };
   }
   if (first?.keyword === "pattern" && error.validationContext === "params") {
-    return { statusCode: 400, message: "path.id: must be an API key id (a UUID, see `platform keys list`)" };
+    const field = first.instancePath.replace(/^\//, "");
+    if (field === "id")
+      return { statusCode: 400, message: "path.id: must be an API key id (a UUID, see `platform keys list`)" };
+    return { statusCode: 400, message: `path.${field}: not a name this endpoint knows` };
   }
   const httpError = toHttpError(error);
   if (httpError.statusCode >= 500) return { statusCode: 500, message: "internal error of the admin endpoint" };

@@ -1,0 +1,94 @@
+/**
+ * The wearables health data as a newcomer gets it: `platform wearables demo-data` (no platform running: the
+ * command runs the import itself), then `platform start`, where every data family answers with the demo
+ * person's data; and `platform wearables import` of a GPX workout while the platform runs (the job is queued
+ * through the admin socket and run by the platform's import runner), followed to completion.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeGpxFile } from "../packages/wearables/src/testing/gpxFile.ts";
+import { makeWorkoutFixture } from "../packages/wearables/src/testing/workoutFixture.ts";
+import {
+  type CommandResult,
+  createPlatformEnv,
+  type PlatformProcess,
+  runPlatform,
+  startPlatformProcess,
+} from "./support/platformProcess.ts";
+
+let env: Record<string, string>;
+let removeEnv: () => Promise<void>;
+let platform: PlatformProcess | undefined;
+
+beforeAll(async () => {
+  ({ env, remove: removeEnv } = await createPlatformEnv("wearables", {
+    SERVICES: "wearables",
+    WEARABLES_PORT: "0",
+    DEVNET: "false",
+    LOG_LEVEL: "warn",
+  }));
+});
+afterAll(async () => {
+  await platform?.stop();
+  await removeEnv();
+});
+
+function json<T>(result: CommandResult): T {
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+interface ImportJob {
+  task_id: string;
+  state: string;
+  samples_written: number;
+  events_written: number;
+}
+
+describe("platform wearables", () => {
+  let key: string;
+  let userId: string;
+  const api = async (path: string) => {
+    const res = await fetch(`${platform?.baseUrls.wearables}${path}`, { headers: { "X-Service-API-Key": key } });
+    expect(res.status, path).toBe(200);
+    return (await res.json()) as Record<string, unknown> & { data: unknown[]; items: unknown[] };
+  };
+
+  it("demo-data imports days of a person's data through the import path", async () => {
+    const job = json<ImportJob>(await runPlatform(["wearables", "demo-data", "--days", "4", "--json"], env));
+    expect(job.state).toBe("completed");
+    expect(job.samples_written).toBeGreaterThan(1_000);
+    expect(job.events_written).toBeGreaterThanOrEqual(4); // a night a day, and workouts
+  }, 120_000);
+
+  it("every data family answers with that data once the platform runs", async () => {
+    key = json<{ key: string }>(await runPlatform(["keys", "create", "--service", "wearables", "--json"], env)).key;
+    platform = await startPlatformProcess(env);
+    const users = await api("/users?email=demo@example.com");
+    userId = (users.items[0] as { id: string }).id;
+    const until = new Date().toISOString().slice(0, 10);
+    const from = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+    expect((await api(`/users/${userId}/data-sources`)).items.length).toBeGreaterThan(0);
+    const hr = await api(`/users/${userId}/timeseries?start_time=${from}&end_time=${until}&types=heart_rate&limit=5`);
+    expect(hr.data).toHaveLength(5);
+    const hourly = await api(
+      `/users/${userId}/timeseries?start_time=${from}&end_time=${until}&types=steps&resolution=1hour&limit=100`,
+    );
+    expect(hourly.data.length).toBeGreaterThan(0);
+    expect(
+      (await api(`/users/${userId}/events/sleep?start_date=${from}&end_date=${until}`)).data.length,
+    ).toBeGreaterThan(0);
+    expect(
+      (await api(`/users/${userId}/events/workouts?start_date=${from}&end_date=${until}`)).data.length,
+    ).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("imports a GPX workout while the platform runs, through its runner", async () => {
+    const file = join(env.DATA_DIR as string, "ride.gpx");
+    writeFileSync(file, writeGpxFile(makeWorkoutFixture({})));
+    const job = json<ImportJob>(await runPlatform(["wearables", "import", userId, file, "--json"], env));
+    expect(job).toMatchObject({ state: "completed", events_written: 1 });
+    expect(job.samples_written).toBeGreaterThan(10);
+  }, 120_000);
+});
