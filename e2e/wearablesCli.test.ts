@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { writeGpxFile } from "../packages/wearables/src/testing/gpxFile.ts";
 import { makeWorkoutFixture } from "../packages/wearables/src/testing/workoutFixture.ts";
 import {
@@ -82,6 +82,20 @@ describe("platform wearables", () => {
     expect(
       (await api(`/users/${userId}/events/workouts?start_date=${from}&end_date=${until}`)).data.length,
     ).toBeGreaterThan(0);
+    const activity = await api(`/users/${userId}/summaries/activity?start_date=${from}&end_date=${until}`);
+    expect((activity.data[0] as { steps: number }).steps).toBeGreaterThan(1_000);
+    const sleep = await api(`/users/${userId}/summaries/sleep?start_date=${from}&end_date=${until}`);
+    expect((sleep.data[0] as { duration_minutes: number }).duration_minutes).toBeGreaterThan(240);
+    const data = await api(`/users/${userId}/summaries/data`);
+    expect(data.total_data_points).toBeGreaterThan(1_000);
+    // The platform's scores job scores the imported nights (provider `internal`).
+    await vi.waitFor(
+      async () => {
+        const scores = await api(`/users/${userId}/health-scores?category=sleep&provider=internal`);
+        expect(scores.data.length).toBeGreaterThan(0);
+      },
+      { timeout: 60_000, interval: 500 },
+    );
   }, 120_000);
 
   it("imports a GPX workout while the platform runs, through its runner", async () => {

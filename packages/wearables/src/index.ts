@@ -15,9 +15,13 @@ import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
 import { createDataReadServices, type DataReadServices, registerDataReadRoutes } from "./http/dataRoutes.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
+import { registerSummaryRoutes } from "./http/summaries.ts";
 import { registerUserRoutes } from "./http/users.ts";
 import { createImportsModule, type ImportsModule } from "./imports/importsModule.ts";
+import { createScoresJob } from "./jobs/scoresJob.ts";
+import { createSummariesService, type SummariesService } from "./services/summaries.ts";
 import { createUsersService, type UsersService } from "./services/users.ts";
+import { createSummariesRepository } from "./store/summariesRepository.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
 
 export const BASE_PATH = "/api/v1";
@@ -26,19 +30,21 @@ export const DEMO_USER_EMAIL = "demo@example.com";
 
 /**
  * The wearables service for one platform context. Its background work: the file import runner (jobs in
- * `wearables.import_jobs`, leased, so any instance may run them).
+ * `wearables.import_jobs`, leased, so any instance may run them) and the internal scores job (draining
+ * `wearables.score_work`, one night per transaction).
  */
 export async function createWearables({ config, db, logger, apiKeys }: PlatformContext): Promise<ServiceInstance> {
   const log = logger.child({ service: "wearables" });
   const users = createUsersService(createUsersRepository(db));
   const read = createDataReadServices({ db });
+  const summaries = createSummariesService({ repository: createSummariesRepository(db) });
   const imports = createImportsModule({
     db,
     logger: log.child({ job: "imports" }),
     dir: join(config.dataDir, "wearables", "imports"),
   });
   return {
-    createServer: () => createServer({ config, logger, apiKeys }, { users, read, imports }),
+    createServer: () => createServer({ config, logger, apiKeys }, { users, read, summaries, imports }),
     operatorCommands: {
       ...imports.operatorCommands,
       /** `{email?}` → the demo user (`demo@example.com` by default), created the first time. */
@@ -53,9 +59,13 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
     },
     async startJobs() {
       imports.runner.start();
+      const scores = createScoresJob({ db, logger: log, intervalMs: 5_000 });
+      scores.start();
       return {
-        stop: () => imports.runner.stop(),
-        status: () => ({ imports: imports.runner.status() }),
+        stop: async () => {
+          await Promise.all([imports.runner.stop(), scores.stop()]);
+        },
+        status: () => ({ imports: imports.runner.status(), scores: scores.status() }),
       };
     },
     close: () => imports.runner.stop(),
@@ -64,7 +74,7 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
 
 async function createServer(
   { config, logger, apiKeys }: Pick<PlatformContext, "config" | "logger" | "apiKeys">,
-  services: { users: UsersService; read: DataReadServices; imports: ImportsModule },
+  services: { users: UsersService; read: DataReadServices; summaries: SummariesService; imports: ImportsModule },
 ) {
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
@@ -87,6 +97,7 @@ async function createServer(
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerUserRoutes(typed, services.users);
       registerDataReadRoutes(typed, services.read);
+      registerSummaryRoutes(typed, services.summaries);
       services.imports.registerRoutes(typed);
     },
     { prefix: BASE_PATH },

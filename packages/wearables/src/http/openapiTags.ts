@@ -2,10 +2,11 @@
 export const usersTag = { name: "Users", description: "The people whose wearables the service reads." };
 
 import { dataReadTags } from "./dataRoutes.ts";
+import { summariesTag } from "./summaries.ts";
 
 export const importsTag = {
   name: "Imports",
   description: "Apple Health exports and FIT, GPX and TCX workout files, imported in the background with progress.",
 };
 
-export const openapiTags = [usersTag, ...dataReadTags, importsTag];
+export const openapiTags = [usersTag, summariesTag, ...dataReadTags, importsTag];
