@@ -4,7 +4,7 @@
  * (no platform, or PostgreSQL, which several processes share) the CLI opens the platform, creates the service
  * for that context, runs the command itself and closes everything again.
  */
-import type { Config, PlatformContext } from "@platform/kernel";
+import type { Config, OperatorCommand, PlatformContext } from "@platform/kernel";
 import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
 import { openPlatform } from "../openPlatform.ts";
 import { requireService } from "../services.ts";
@@ -16,14 +16,30 @@ export async function runOperatorCommand(
   command: string,
   args: Record<string, unknown>,
 ): Promise<unknown> {
-  const service = requireService(serviceName);
+  requireService(serviceName); // an unknown service fails here, before anything is opened
   if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
     const path = `/services/${encodeURIComponent(serviceName)}/commands/${encodeURIComponent(command)}`;
     const answer = await callAdmin<{ result: unknown }>(config.dataDir, "POST", path, args);
     if (!answer) throw new Error("The platform stopped while the command was sent; run it again");
     return answer.result;
   }
-  const platform = await openPlatform({ ...config, logLevel: "warn" });
+  return withOperatorCommands(config, serviceName, async (commands) => {
+    const run = commands[command];
+    if (!run) throw new Error(`${serviceName} has no command "${command}"`);
+    return (await run(args)) ?? null;
+  });
+}
+
+/**
+ * Runs `work` with `serviceName`'s operator commands in this process, which opens the platform (it must own
+ * the database: no platform running on an embedded one) and closes it after.
+ */
+export async function withOperatorCommands<T>(
+  config: Config,
+  serviceName: string,
+  work: (commands: Readonly<Record<string, OperatorCommand>>) => Promise<T>,
+): Promise<T> {
+  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   try {
     const context: PlatformContext = {
       config: platform.config,
@@ -32,11 +48,9 @@ export async function runOperatorCommand(
       apiKeys: platform.apiKeys,
       chains: [],
     };
-    const instance = await service.create(context);
+    const instance = await requireService(serviceName).create(context);
     try {
-      const run = instance.operatorCommands?.[command];
-      if (!run) throw new Error(`${serviceName} has no command "${command}"`);
-      return (await run(args)) ?? null;
+      return await work(instance.operatorCommands ?? {});
     } finally {
       await instance.close?.();
     }

@@ -11,12 +11,10 @@
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Config, PlatformContext } from "@platform/kernel";
+import type { Config } from "@platform/kernel";
 import { writeDemoExport } from "@platform/wearables/demo";
 import { isPlatformRunning } from "../admin/adminSocket.ts";
-import { openPlatform } from "../openPlatform.ts";
-import { requireService } from "../services.ts";
-import { runOperatorCommand } from "./operatorCommand.ts";
+import { runOperatorCommand, withOperatorCommands } from "./operatorCommand.ts";
 import { createProgressBar } from "./progress.ts";
 
 const KINDS = ["apple", "fit", "gpx", "tcx"];
@@ -64,7 +62,7 @@ async function followRunningPlatform(config: Config, args: Record<string, unknow
 
 /** Opens the platform here, queues the job and runs it in this process while the bar follows it. */
 function runHere(config: Config, args: Record<string, unknown>, quiet?: boolean) {
-  return withInstance(config, async (commands) => {
+  return withOperatorCommands(config, "wearables", async (commands) => {
     const [queue, status, run] = [commands.import, commands["import-status"], commands["import-run"]];
     if (!queue || !status || !run) throw new Error("this build of wearables has no import commands");
     const job = (await queue(args)) as ImportStatus;
@@ -138,38 +136,6 @@ export async function wearablesDemoData(
 
 /** The demo user's id (made the first time), through the running platform or this process. */
 async function demoUserId(config: Config): Promise<string> {
-  const user =
-    !config.databaseUrl && (await isPlatformRunning(config.dataDir))
-      ? await runOperatorCommand(config, "wearables", "demo-user", {})
-      : await withInstance(config, async (commands) => {
-          const demoUser = commands["demo-user"];
-          if (!demoUser) throw new Error("this build of wearables has no demo-user command");
-          return demoUser({});
-        });
-  return (user as { id: string }).id;
-}
-
-/** Runs `work` with the wearables service's operator commands, this process owning the database. */
-async function withInstance<T>(
-  config: Config,
-  work: (commands: Record<string, (args: Record<string, unknown>) => Promise<unknown>>) => Promise<T>,
-): Promise<T> {
-  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
-  try {
-    const context: PlatformContext = {
-      config: platform.config,
-      db: platform.db,
-      logger: platform.logger,
-      apiKeys: platform.apiKeys,
-      chains: [],
-    };
-    const instance = await requireService("wearables").create(context);
-    try {
-      return await work(instance.operatorCommands ?? {});
-    } finally {
-      await instance.close?.();
-    }
-  } finally {
-    await platform.db.close();
-  }
+  const user = (await runOperatorCommand(config, "wearables", "demo-user", {})) as { id: string };
+  return user.id;
 }
