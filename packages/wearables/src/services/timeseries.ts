@@ -88,9 +88,12 @@ export function createTimeseriesService(samples: TimeseriesRepository) {
     const end = q.end.getTime();
     const cursorAt = after ? new Date(after.at).getTime() : null;
     const backward = after?.direction === "prev";
+    // Every (source, type) pair with data fills a bucket per interval: a first window of take / pairs buckets
+    // reads about a page (the windows double after it when pairs have no data there).
+    const need = Math.max(1, Math.ceil(take / Math.max(1, await samples.pairCount(q.userId, q.seriesTypes))));
     const windows = backward
-      ? bucketWindowsBackward(start, Math.min(end, (cursorAt as number) + minutes * 60_000), minutes, take)
-      : bucketWindows(Math.max(start, cursorAt ?? start), end, minutes, take);
+      ? bucketWindowsBackward(start, Math.min(end, (cursorAt as number) + minutes * 60_000), minutes, need)
+      : bucketWindows(Math.max(start, cursorAt ?? start), end, minutes, need);
     let first = true;
     for (const w of windows) {
       const got = await samples.buckets(
