@@ -159,8 +159,10 @@ export function createOutboxReader<Row>({
       });
   }
 
+  // The first read (which sets the cursor) comes after LISTEN is set up, so that no row committed between the
+  // two is missed: what committed before the read is behind the cursor, what commits after it is notified.
   ensureListening();
-  wake();
+  void (listenAttempt ?? Promise.resolve()).finally(() => wake());
   const poll = setInterval(() => {
     ensureListening();
     wake();
