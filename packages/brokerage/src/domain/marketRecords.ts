@@ -9,6 +9,8 @@
 import type { ListedAsset } from "../market/assets.ts";
 import { newYorkInstant, newYorkWallTime } from "../market/newYorkTime.ts";
 import type { Quote, TradePrint } from "../market/priceProcess.ts";
+import type { BarValues } from "./barTimeframe.ts";
+import { barObject } from "./marketDataObjects.ts";
 
 export type StoredTimeframe = "1Min" | "1Hour" | "1Day";
 export const STORED_TIMEFRAMES: readonly StoredTimeframe[] = ["1Min", "1Hour", "1Day"];
@@ -74,40 +76,34 @@ const tapeOf = (listing: ListedAsset): string | undefined => {
   return listing.asset.exchange === "NYSE" ? "A" : "B";
 };
 
-/** A print of the price process's tape as a recorded trade. Equity odd lots (under 100) carry condition `I`. */
-export function tradeOfPrint(print: TradePrint, listing: ListedAsset): MarketTrade {
-  const crypto = listing.asset.class === "crypto";
-  return {
-    symbol: listing.asset.symbol,
-    id: print.id,
-    at: print.timestamp,
-    price: print.price,
-    size: print.size,
-    takerSide: print.takerSide === "buy" ? "B" : "S",
-    exchange: crypto ? CRYPTO_EXCHANGE : EQUITY_EXCHANGE,
-    conditions: crypto ? [] : print.size < 100 ? ["@", "I"] : ["@"],
-    tape: tapeOf(listing),
-  };
-}
-
-/** An execution of our live books as a recorded trade (id above the tape's). */
-export function tradeOfExecution(
-  execution: { sequence: number; at: number; price: number; size: number; takerSide: "buy" | "sell" },
+/** A trade of `listing`: its exchange, conditions (equity odd lots under 100 carry `I`) and tape. */
+function marketTrade(
   listing: ListedAsset,
+  trade: { id: number; at: number; price: number; size: number; takerSide: "buy" | "sell" },
 ): MarketTrade {
   const crypto = listing.asset.class === "crypto";
   return {
     symbol: listing.asset.symbol,
-    id: EXCHANGE_TRADE_ID_BASE + execution.sequence,
-    at: execution.at,
-    price: execution.price,
-    size: execution.size,
-    takerSide: execution.takerSide === "buy" ? "B" : "S",
+    id: trade.id,
+    at: trade.at,
+    price: trade.price,
+    size: trade.size,
+    takerSide: trade.takerSide === "buy" ? "B" : "S",
     exchange: crypto ? CRYPTO_EXCHANGE : EQUITY_EXCHANGE,
-    conditions: crypto ? [] : execution.size < 100 ? ["@", "I"] : ["@"],
+    conditions: crypto ? [] : trade.size < 100 ? ["@", "I"] : ["@"],
     tape: tapeOf(listing),
   };
 }
+
+/** A print of the price process's tape as a recorded trade (id = its step). */
+export const tradeOfPrint = (print: TradePrint, listing: ListedAsset): MarketTrade =>
+  marketTrade(listing, { ...print, at: print.timestamp });
+
+/** An execution of our live books as a recorded trade (id above the tape's). */
+export const tradeOfExecution = (
+  execution: { sequence: number; at: number; price: number; size: number; takerSide: "buy" | "sell" },
+  listing: ListedAsset,
+): MarketTrade => marketTrade(listing, { ...execution, id: EXCHANGE_TRADE_ID_BASE + execution.sequence });
 
 /** The price process's best bid and offer as a recorded quote (condition `R`, regular, for equities). */
 export function quoteOfProcess(quote: Quote, listing: ListedAsset): MarketQuote {
@@ -237,31 +233,13 @@ export function streamQuoteMessage(quote: MarketQuote, crypto: boolean): Record<
   };
 }
 
-/** A stored bar row as numbers. */
-export interface BarValues {
-  symbol: string;
-  t: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  tradeCount: number;
-  vwap: number;
-}
+/** A stored bar of one symbol (the REST API's bar values, and which symbol). */
+export type SymbolBar = BarValues & { symbol: string };
 
-/** A bar as the stream sends it: `b` (a minute just ended), `u` (an ended minute changed), `d` (the day so far). */
-export function streamBarMessage(bar: BarValues, type: "b" | "u" | "d"): Record<string, unknown> {
-  return {
-    T: type,
-    S: bar.symbol,
-    o: bar.open,
-    h: bar.high,
-    l: bar.low,
-    c: bar.close,
-    v: bar.volume,
-    t: iso(bar.t),
-    n: bar.tradeCount,
-    vw: bar.vwap,
-  };
+/**
+ * A bar as the stream sends it: `b` (a minute just ended), `u` (an ended minute changed), `d` (the day so far);
+ * its fields are the REST API's bar object (`barObject`), so both give the same `vw`.
+ */
+export function streamBarMessage(bar: SymbolBar, type: "b" | "u" | "d"): Record<string, unknown> {
+  return { T: type, S: bar.symbol, ...barObject(bar) };
 }

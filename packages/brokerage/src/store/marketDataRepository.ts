@@ -8,7 +8,7 @@
  * recorder never closes a minute while a trade in it is still uncommitted.
  */
 import type { Queryable } from "@platform/kernel";
-import type { BarValues, MarketQuote, MarketTrade, PartialBar, StoredTimeframe } from "../domain/marketRecords.ts";
+import type { MarketQuote, MarketTrade, PartialBar, StoredTimeframe, SymbolBar } from "../domain/marketRecords.ts";
 import { fromNanos, numberToNanos } from "../domain/portfolioValue.ts";
 
 /** The recorder's row: its checkpoint, and the lock every outbox writer takes. */
@@ -50,16 +50,16 @@ interface BarRow {
   notional: string;
 }
 
-const barValues = (row: BarRow): BarValues => ({
+const symbolBar = (row: BarRow): SymbolBar => ({
   symbol: row.symbol,
   t: row.t.getTime(),
-  open: Number(row.open),
-  high: Number(row.high),
-  low: Number(row.low),
-  close: Number(row.close),
-  volume: Number(row.volume),
-  tradeCount: Number(row.trade_count),
-  vwap: Number(row.volume) === 0 ? 0 : Number((Number(row.notional) / Number(row.volume)).toFixed(9)),
+  o: Number(row.open),
+  h: Number(row.high),
+  l: Number(row.low),
+  c: Number(row.close),
+  v: Number(row.volume),
+  n: Number(row.trade_count),
+  notional: Number(row.notional),
 });
 
 const BAR_COLUMNS = "symbol, t, open, high, low, close, volume, trade_count, notional";
@@ -219,13 +219,13 @@ export function createMarketDataRepository() {
       timeframe: StoredTimeframe,
       t: number,
       symbols?: readonly string[],
-    ): Promise<BarValues[]> {
+    ): Promise<SymbolBar[]> {
       const rows = await tx.query<BarRow>(
         `SELECT ${BAR_COLUMNS} FROM brokerage.market_bars
          WHERE timeframe = $1 AND t = $2 AND ($3::text[] IS NULL OR symbol = ANY($3::text[])) ORDER BY symbol`,
         [timeframe, new Date(t), symbols ? [...symbols] : null],
       );
-      return rows.map(barValues);
+      return rows.map(symbolBar);
     },
 
     /** Appends messages to the streams' outbox, in order, and notifies the API instances. */
