@@ -22,6 +22,8 @@ import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
+import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
+import { registerSwapSourcesRoute } from "./http/swapSources.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
 import { createQuoteContext, type QuoteContext, startQuoteRefresh } from "./quotes/quoteContext.ts";
@@ -29,6 +31,7 @@ import { type Relayer, startRelayer } from "./relayer/index.ts";
 import { relayerKeyOf } from "./relayer/relayerKey.ts";
 import { createDepositsService, type DepositsService } from "./services/deposits.ts";
 import { createSuggestedFeesService, type SuggestedFeesService } from "./services/suggestedFees.ts";
+import { createSwapApprovalService, type SwapApprovalService } from "./services/swapApproval.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
 export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
@@ -57,9 +60,11 @@ export async function createCrosschain(context: PlatformContext): Promise<Crossc
   for (const { chainId } of context.chains.filter((c) => !served.has(c.chainId))) {
     context.logger.warn({ service: "crosschain", chainId }, "crosschain leaves out a chain with no SpokePool address");
   }
+  const suggestedFees = createSuggestedFeesService(quotes);
   const services: CrosschainServices = {
     deposits: createDepositsService(createDepositsRepository(context.db)),
-    suggestedFees: createSuggestedFeesService(quotes),
+    suggestedFees,
+    swaps: createSwapApprovalService(quotes, suggestedFees),
   };
   return {
     quotes,
@@ -73,6 +78,7 @@ export async function createCrosschain(context: PlatformContext): Promise<Crossc
 interface CrosschainServices {
   deposits: DepositsService;
   suggestedFees: SuggestedFeesService;
+  swaps: SwapApprovalService;
 }
 
 async function createServer(
@@ -101,6 +107,8 @@ async function createServer(
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerDepositRoutes(typed, services.deposits);
       registerSuggestedFeesRoute(typed, services.suggestedFees);
+      registerSwapApprovalRoutes(typed, services.swaps);
+      registerSwapSourcesRoute(typed, quotes);
       registerAvailableRoutesRoute(typed, quotes);
       registerChainsRoute(typed, quotes);
     },

@@ -10,11 +10,16 @@ export type QuoteRefusalCode =
   | "ROUTE_NOT_ENABLED"
   | "AMOUNT_TOO_HIGH"
   | "AMOUNT_TOO_LOW"
-  | "SIMULATION_ERROR";
+  | "SIMULATION_ERROR"
+  | "SWAP_LIQUIDITY_INSUFFICIENT"
+  | "SWAP_QUOTE_UNAVAILABLE"
+  | "ABI_ENCODING_ERROR"
+  | "INVALID_METHOD";
 
 /**
  * The request cannot be quoted as asked: a bad or missing parameter, a route that is not enabled, an amount
- * outside the limits, a message fill that fails in simulation.
+ * outside the limits, a message fill that fails in simulation, a swap no pool can carry, actions that do not
+ * encode.
  */
 export class QuoteRefusedError extends Error {
   override name = "QuoteRefusedError" as const;

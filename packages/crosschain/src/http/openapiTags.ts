@@ -8,4 +8,10 @@ export const depositsTag = {
   description: "SpokePool deposits as the indexer stored them, with their fill status.",
 };
 
-export const openapiTags = [quotesTag, depositsTag];
+export const swapsTag = {
+  name: "Swaps",
+  description:
+    "Crosschain swaps: quotes with origin and destination swaps routed over the chains' pools, embedded actions on the destination, and the swap sources.",
+};
+
+export const openapiTags = [quotesTag, swapsTag, depositsTag];

@@ -35,10 +35,12 @@ import {
   zeroAddress,
 } from "viem";
 import type { SpokeChain } from "../deployments.ts";
+import type { AmmPool } from "../domain/swap/ammPool.ts";
+import { createPoolIndex, type PoolIndex } from "../domain/swap/swapRouter.ts";
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
 import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
-import { type AmmPoolReserves, type ChainPrices, derivePrices, parseUsdPrice } from "./prices.ts";
+import { type ChainPrices, derivePrices, parseUsdPrice } from "./prices.ts";
 
 /** Canonical Multicall3 address (used when a chain does not list its own `multicall3`). */
 const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
@@ -72,6 +74,8 @@ export interface ChainState {
   /** `fillRelay` gas per output token (lower-case address). */
   fillGas: ReadonlyMap<string, FillGasEstimate>;
   prices: ChainPrices;
+  /** The chain's AMM pools between its tokens with their reserves at `blockNumber` (what swaps are routed over). */
+  pools: PoolIndex;
   /** On the hub chain only: the HubPool's pools and rate configs (see hubPool.ts). */
   hubPool?: HubPoolState;
 }
@@ -164,6 +168,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The source name of Uniswap V2 pools (the anchor's 0x/Uniswap name for them). */
+export const UNISWAP_V2_SOURCE = "uniswap_v2";
+
 const SLOT_PROBE_COUNT = 16n;
 const SLOT_PROBE_MARKER = 0x5a17_0000n;
 
@@ -177,7 +184,7 @@ interface ChainWorker {
   /** Other chain id used as the simulated origin. */
   simulatedOriginChainId: number;
   knownContracts: Set<string>;
-  pairs: { pair: Address; token0: string; token1: string }[];
+  pairs: { pair: Address; token0: string; token1: string; source: string; feePips: number }[];
   pairsCheckedAt: number;
   pairsComplete: boolean;
   /** Allowance storage slot per token (null: not found), for the state override of simulations. */
@@ -263,7 +270,13 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
       const [a, b] = candidates[i] as [string, string];
       if (r.status === "success" && typeof r.result === "string" && lower(r.result) !== zeroAddress) {
         const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
-        pairs.push({ pair: getAddress(r.result), token0, token1 });
+        pairs.push({
+          pair: getAddress(r.result),
+          token0: lower(token0),
+          token1: lower(token1),
+          source: UNISWAP_V2_SOURCE,
+          feePips: 3000,
+        });
       }
     });
     w.pairs = pairs;
@@ -466,12 +479,12 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
         const native = results[tokens.length];
         if (native?.status === "success") relayerNativeBalance = native.result as bigint;
       }
-      const pools: AmmPoolReserves[] = [];
+      const pools: AmmPool[] = [];
       w.pairs.forEach((p, i) => {
         const r = results[balanceCalls.length + i];
         if (r?.status === "success") {
           const [reserve0, reserve1] = r.result as readonly [bigint, bigint, number];
-          pools.push({ token0: p.token0, token1: p.token1, reserve0, reserve1 });
+          pools.push({ ...p, address: p.pair, reserve0, reserve1 });
         }
       });
       const native = wrappedNativeOf(w.chain);
@@ -496,6 +509,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
         relayerBalances,
         fillGas,
         prices,
+        pools: createPoolIndex(pools),
         hubPool: isHub
           ? hubPoolStateFrom(w.chain, results.slice(balanceCalls.length + reserveCalls.length))
           : undefined,

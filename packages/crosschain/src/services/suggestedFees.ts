@@ -20,8 +20,8 @@ import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { DEFAULT_LIMITS_BUFFER_MULTIPLIER } from "../domain/fees/limits.ts";
 import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { isMessageEmpty } from "../domain/relayHash.ts";
-import type { ChainState } from "../quotes/chainStateCache.ts";
 import { type RouteRecord, wrappedNativeOf } from "../quotes/enabledRoutes.ts";
+import { chainStates } from "../quotes/freshChainState.ts";
 import { lpPoolFor } from "../quotes/hubPool.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
 
@@ -142,31 +142,6 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
   });
   if (!route) throw routeNotEnabled();
   return { origin, destination, input, output, route };
-}
-
-function freshState(quotes: QuoteContext, chainId: number, now: number): ChainState {
-  const state = quotes.cache.snapshot().chains.get(chainId);
-  if (!state) {
-    throw new ChainStateUnavailableError(`Chain ${chainId} state is not available yet; try again shortly`, chainId);
-  }
-  if (now - state.updatedAt > quotes.settings.maxStateAgeMs) {
-    throw new ChainStateUnavailableError(
-      `Chain ${chainId} state is stale (its RPC is not answering); try again later`,
-      chainId,
-    );
-  }
-  return state;
-}
-
-/** Chain state of both ends: from the cache; only a cold cache (first requests after a start) waits for it. */
-async function chainStates(quotes: QuoteContext, originChainId: number, destinationChainId: number) {
-  const chains = quotes.cache.snapshot().chains;
-  if (!chains.has(originChainId) || !chains.has(destinationChainId)) await quotes.cache.ready(5000);
-  const now = Date.now();
-  return {
-    originState: freshState(quotes, originChainId, now),
-    destinationState: freshState(quotes, destinationChainId, now),
-  };
 }
 
 async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest): Promise<SuggestedFeesResponse> {

@@ -1,0 +1,167 @@
+/**
+ * Calldata of the transactions a swap quote hands out and of the calls its destination message makes: the
+ * SpokePool deposit, `SpokePoolPeriphery.swapAndBridge`, Uniswap V2 router swaps, ERC-20 approvals and
+ * transfers, and the anchor's calldata tags. ABIs are written out here (the few functions used) so that this
+ * module stays pure; `swapCalldata.test.ts` checks every selector against the deployed artifacts.
+ */
+import { type Address, concat, encodeFunctionData, type Hex, pad, parseAbi } from "viem";
+
+export const spokePoolDepositAbi = parseAbi([
+  "function deposit(bytes32 depositor, bytes32 recipient, bytes32 inputToken, bytes32 outputToken, uint256 inputAmount, uint256 outputAmount, uint256 destinationChainId, bytes32 exclusiveRelayer, uint32 quoteTimestamp, uint32 fillDeadline, uint32 exclusivityParameter, bytes message) payable",
+]);
+
+export const spokePoolPeripheryAbi = parseAbi([
+  "struct Fees { uint256 amount; address recipient; }",
+  "struct BaseDepositData { address inputToken; bytes32 outputToken; uint256 outputAmount; address depositor; bytes32 recipient; uint256 destinationChainId; bytes32 exclusiveRelayer; uint32 quoteTimestamp; uint32 fillDeadline; uint32 exclusivityParameter; bytes message; }",
+  "struct SwapAndDepositData { Fees submissionFees; BaseDepositData depositData; address swapToken; address exchange; uint8 transferType; uint256 swapTokenAmount; uint256 minExpectedInputTokenAmount; bytes routerCalldata; bool enableProportionalAdjustment; address spokePool; uint256 nonce; }",
+  "function swapAndBridge(SwapAndDepositData swapAndDepositData) payable",
+]);
+
+export const uniswapV2RouterAbi = parseAbi([
+  "function swapExactTokensForTokens(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+  "function swapTokensForExactTokens(uint256 amountOut, uint256 amountInMax, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+  "function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+  "function swapTokensForExactETH(uint256 amountOut, uint256 amountInMax, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+]);
+
+export const erc20WriteAbi = parseAbi([
+  "function approve(address spender, uint256 amount) returns (bool)",
+  "function transfer(address to, uint256 amount) returns (bool)",
+]);
+
+/** A left-padded bytes32 of an EVM address (the SpokePool's address fields). */
+export const toBytes32 = (address: string): Hex => pad(address.toLowerCase() as Hex, { size: 32 });
+
+/** The fields of a SpokePool deposit. */
+export interface DepositFields {
+  depositor: Address;
+  recipient: Address;
+  inputToken: Address;
+  outputToken: Address;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  destinationChainId: number;
+  exclusiveRelayer: Address;
+  quoteTimestamp: number;
+  fillDeadline: number;
+  exclusivityParameter: number;
+  message: Hex;
+}
+
+export function encodeSpokePoolDeposit(d: DepositFields): Hex {
+  return encodeFunctionData({
+    abi: spokePoolDepositAbi,
+    functionName: "deposit",
+    args: [
+      toBytes32(d.depositor),
+      toBytes32(d.recipient),
+      toBytes32(d.inputToken),
+      toBytes32(d.outputToken),
+      d.inputAmount,
+      d.outputAmount,
+      BigInt(d.destinationChainId),
+      toBytes32(d.exclusiveRelayer),
+      d.quoteTimestamp,
+      d.fillDeadline,
+      d.exclusivityParameter,
+      d.message,
+    ],
+  });
+}
+
+/** `swapAndBridge`: swap `swapToken` on `exchange`, then deposit what it returned (see the periphery). */
+export interface SwapAndBridgeFields {
+  deposit: Omit<DepositFields, "inputAmount">;
+  swapToken: Address;
+  exchange: Address;
+  swapTokenAmount: bigint;
+  /** The swap must return at least this much of the deposit's input token, or the transaction reverts. */
+  minExpectedInputTokenAmount: bigint;
+  routerCalldata: Hex;
+  /** Scale the deposit's output by what the swap returned over the minimum (surplus goes to the user). */
+  enableProportionalAdjustment: boolean;
+  spokePool: Address;
+}
+
+export function encodeSwapAndBridge(f: SwapAndBridgeFields): Hex {
+  return encodeFunctionData({
+    abi: spokePoolPeripheryAbi,
+    functionName: "swapAndBridge",
+    args: [
+      {
+        submissionFees: { amount: 0n, recipient: "0x0000000000000000000000000000000000000000" },
+        depositData: {
+          inputToken: f.deposit.inputToken,
+          outputToken: toBytes32(f.deposit.outputToken),
+          outputAmount: f.deposit.outputAmount,
+          depositor: f.deposit.depositor,
+          recipient: toBytes32(f.deposit.recipient),
+          destinationChainId: BigInt(f.deposit.destinationChainId),
+          exclusiveRelayer: toBytes32(f.deposit.exclusiveRelayer),
+          quoteTimestamp: f.deposit.quoteTimestamp,
+          fillDeadline: f.deposit.fillDeadline,
+          exclusivityParameter: f.deposit.exclusivityParameter,
+          message: f.deposit.message,
+        },
+        swapToken: f.swapToken,
+        exchange: f.exchange,
+        transferType: 0, // Approval: the swap proxy approves the router for exactly the swapped amount
+        swapTokenAmount: f.swapTokenAmount,
+        minExpectedInputTokenAmount: f.minExpectedInputTokenAmount,
+        routerCalldata: f.routerCalldata,
+        enableProportionalAdjustment: f.enableProportionalAdjustment,
+        spokePool: f.spokePool,
+        nonce: 0n, // swapAndBridge requires 0 (nonces are for the signed variants)
+      },
+    ],
+  });
+}
+
+/** One Uniswap V2 router swap along `path`. */
+export interface RouterSwapFields {
+  kind: "exactInput" | "exactOutput";
+  /** exactInput: the input; exactOutput: the output wanted. */
+  amount: bigint;
+  /** exactInput: the least output; exactOutput: the most input. */
+  limit: bigint;
+  path: readonly Address[];
+  to: Address;
+  deadline: number;
+  /** Deliver the native coin (the path ends in the wrapped native token). */
+  nativeOut?: boolean;
+}
+
+export function encodeRouterSwap(f: RouterSwapFields): Hex {
+  const functionName =
+    f.kind === "exactInput"
+      ? f.nativeOut
+        ? "swapExactTokensForETH"
+        : "swapExactTokensForTokens"
+      : f.nativeOut
+        ? "swapTokensForExactETH"
+        : "swapTokensForExactTokens";
+  return encodeFunctionData({
+    abi: uniswapV2RouterAbi,
+    functionName,
+    args: [f.amount, f.limit, [...f.path], f.to, BigInt(f.deadline)],
+  });
+}
+
+/** Byte offset of a router swap's first and second argument (what a balance replacement overwrites). */
+export const ROUTER_ARG_OFFSET = { amount: 4n, limit: 36n } as const;
+/** Byte offset of `approve`'s amount. */
+export const APPROVE_AMOUNT_OFFSET = 36n;
+
+export const encodeApprove = (spender: Address, amount: bigint): Hex =>
+  encodeFunctionData({ abi: erc20WriteAbi, functionName: "approve", args: [spender, amount] });
+
+export const encodeTransfer = (to: Address, amount: bigint): Hex =>
+  encodeFunctionData({ abi: erc20WriteAbi, functionName: "transfer", args: [to, amount] });
+
+/** The anchor's integrator tag (`1dc0de` + 2-byte id), then its Swap API marker (`73c0de`), after the calldata. */
+export function tagSwapCalldata(data: Hex, integratorId: string | undefined): Hex {
+  const parts: Hex[] = [data];
+  if (integratorId) parts.push(`0x1dc0de${integratorId.slice(2).toLowerCase()}`);
+  parts.push("0x73c0de");
+  return concat(parts);
+}

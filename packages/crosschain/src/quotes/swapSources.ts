@@ -1,0 +1,42 @@
+/**
+ * Swap sources: the AMM venues each chain has configured (its contracts name a factory), under the names the
+ * anchor's `/swap/sources` uses for them, and how `includeSources`/`excludeSources` of a swap quote resolve
+ * against them. Unlike the anchor (reference §1.6), a chain without sources answers an empty list, never a 500.
+ */
+import type { SpokeChain } from "../deployments.ts";
+
+/** Which contract makes a chain a source, and the source's name. */
+const SOURCE_BY_FACTORY: Readonly<Record<string, string>> = {
+  uniswapV2Factory: "uniswap_v2",
+};
+
+/** Sources configured on `chain`, sorted. */
+export function swapSourcesOf(chain: SpokeChain): string[] {
+  return Object.entries(SOURCE_BY_FACTORY)
+    .filter(([contract]) => chain.contracts[contract] !== undefined)
+    .map(([, source]) => source)
+    .sort();
+}
+
+/** Every source of the given chains, sorted and de-duplicated. */
+export function swapSourcesOfChains(chains: readonly SpokeChain[]): string[] {
+  return [...new Set(chains.flatMap(swapSourcesOf))].sort();
+}
+
+export type ResolvedSources = { ok: true; sources: string[] } | { ok: false; unknown: string };
+
+/**
+ * The configured sources `requested` names, matched case-insensitively; a family name matches its members
+ * (`uniswap` → `uniswap_v2`, as the anchor's 0x names alias families). A name matching nothing is returned as
+ * `unknown`, so the caller can say which.
+ */
+export function resolveSourceNames(requested: readonly string[], available: readonly string[]): ResolvedSources {
+  const sources = new Set<string>();
+  for (const raw of requested) {
+    const name = raw.trim().toLowerCase();
+    const matches = available.filter((s) => s === name || s.startsWith(`${name}_`));
+    if (matches.length === 0) return { ok: false, unknown: raw };
+    for (const m of matches) sources.add(m);
+  }
+  return { ok: true, sources: [...sources].sort() };
+}

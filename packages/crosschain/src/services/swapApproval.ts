@@ -1,0 +1,459 @@
+/**
+ * The swap quote (`/swap/approval`): a transfer that may swap on the origin chain, bridge through an enabled
+ * route and swap (and run the caller's actions) on the destination, priced from the pools the chain-state cache
+ * reads every refresh and the bridge's own fee quote; then the origin transaction with its checks, approvals and
+ * simulation. Refusals are typed errors (`domain/quoteErrors.ts`, `domain/swap/embeddedActions.ts`).
+ *
+ * Order: parameters → tokens and chains → sources → actions → the bridge route (an enabled route between the
+ * two tokens is a bridgeable→bridgeable transfer; otherwise every enabled route between the chains is priced
+ * with a plain bridge quote and the best one is quoted again with its destination message) → the transaction.
+ */
+import { createChainClient } from "@platform/chains";
+import { type Address, getAddress, type PublicClient, zeroAddress } from "viem";
+import type { SpokeChain } from "../deployments.ts";
+import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors.ts";
+import { destinationMessage, needsDestinationMessage } from "../domain/swap/destinationMessage.ts";
+import {
+  ActionEncodingError,
+  type EmbeddedAction,
+  encodeEmbeddedActions,
+  type HandlerCall,
+} from "../domain/swap/embeddedActions.ts";
+import { MAX_SLIPPAGE, type SlippageRequest } from "../domain/swap/slippage.ts";
+import { findBestRoute, midPriceOutput, type SwapKind } from "../domain/swap/swapRouter.ts";
+import type { ChainState } from "../quotes/chainStateCache.ts";
+import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
+import { chainStates } from "../quotes/freshChainState.ts";
+import type { QuoteContext } from "../quotes/quoteContext.ts";
+import { resolveSourceNames, swapSourcesOf } from "../quotes/swapSources.ts";
+import type { SuggestedFeesService } from "./suggestedFees.ts";
+import {
+  type DraftDestination,
+  type PlanRequest,
+  planSwap,
+  type QuoteToken,
+  type SwapMarket,
+  type SwapPlan,
+  type TradeType,
+} from "./swap/swapPlan.ts";
+import { type SwapApprovalResponse, swapResponseBody } from "./swap/swapResponse.ts";
+import {
+  approvalTransactions,
+  buildOriginTransaction,
+  readChecks,
+  simulateOriginTransaction,
+  unsimulatedGas,
+} from "./swap/swapTransaction.ts";
+
+/** The `/swap/approval` request, parsed (amounts and addresses still as text). */
+export interface SwapApprovalRequest {
+  tradeType?: TradeType;
+  amount: string;
+  inputToken: string;
+  outputToken: string;
+  originChainId: number;
+  destinationChainId: number;
+  depositor: string;
+  recipient?: string;
+  refundAddress?: string;
+  refundOnOrigin?: boolean;
+  /** "auto" or a fraction 0..0.5. */
+  slippage?: string;
+  /** Deprecated: percent 0..50. */
+  slippageTolerance?: number;
+  appFee?: number;
+  appFeeRecipient?: string;
+  integratorId?: string;
+  strictTradeType?: boolean;
+  skipOriginTxEstimation?: boolean;
+  skipChecks?: boolean;
+  includeSources?: string[];
+  excludeSources?: string[];
+  routingPreference?: string;
+  /** POST only: the embedded actions. */
+  actions?: EmbeddedAction[];
+}
+
+const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
+const lower = (a: string) => a.toLowerCase();
+/** Quotes without a destination swap stay valid for an hour of quote time; a destination swap's for 30 s (60 s on mainnet). */
+const QUOTE_VALIDITY_SEC = 3600;
+/**
+ * A leg that would lose more than this share of its value to price impact (in millionths) is refused as
+ * SWAP_LIQUIDITY_INSUFFICIENT rather than quoted: such a trade empties a pool, and a route choice must not
+ * prefer it to a bridge limit (90 M USDC "fits" a 1 M pool as a 97 % loss).
+ */
+const MAX_PRICE_IMPACT_PPM = 250_000n;
+const DESTINATION_SWAP_VALIDITY_SEC = (chainId: number) => (chainId === 1 ? 60 : 30);
+
+function parseSlippage(r: SwapApprovalRequest): SlippageRequest {
+  if (r.slippage === undefined && r.slippageTolerance !== undefined) {
+    if (!(r.slippageTolerance >= 0 && r.slippageTolerance <= MAX_SLIPPAGE * 100)) {
+      throw invalid("slippageTolerance must be between 0 and 50 (percent)", "slippageTolerance");
+    }
+    return r.slippageTolerance / 100;
+  }
+  const text = (r.slippage ?? "auto").trim();
+  if (text === "auto") return "auto";
+  const value = /^(0|[1-9]\d*)?(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(value) || value < 0 || value > MAX_SLIPPAGE) {
+    throw invalid(`slippage must be 'auto' or a number between 0 and ${MAX_SLIPPAGE}`, "slippage");
+  }
+  return value;
+}
+
+/** The caller's token on a chain: one of its ERC-20s, or the native coin (the zero address). */
+function quoteToken(chain: SpokeChain, address: string, param: string): QuoteToken {
+  if (lower(address) === zeroAddress) {
+    const native = wrappedNativeOf(chain);
+    if (!native)
+      throw invalid(`Chain ${chain.chainId} has no wrapped native token: the native coin cannot be used`, param);
+    return {
+      chainId: chain.chainId,
+      address: zeroAddress,
+      symbol: native.nativeSymbol,
+      decimals: native.token.decimals,
+      erc20: native.token.address,
+      native: true,
+    };
+  }
+  const token = chain.tokens.find((t) => lower(t.address) === lower(address));
+  if (!token) throw invalid(`Unsupported token ${address} on chain ${chain.chainId}`, param);
+  return {
+    chainId: chain.chainId,
+    address: token.address,
+    symbol: token.symbol,
+    decimals: token.decimals,
+    erc20: token.address,
+    native: false,
+  };
+}
+
+/** The chain's native coin, for the origin gas (ETH, 18 decimals, priced as its wrapped token when it has one). */
+function nativeTokenOf(chain: SpokeChain): QuoteToken {
+  const native = wrappedNativeOf(chain);
+  return native
+    ? quoteToken(chain, zeroAddress, "inputToken")
+    : { chainId: chain.chainId, address: zeroAddress, symbol: "ETH", decimals: 18, erc20: zeroAddress, native: true };
+}
+
+const asErc20 = (t: QuoteToken): QuoteToken => ({
+  ...t,
+  address: t.erc20,
+  native: false,
+  symbol: t.native ? `W${t.symbol}` : t.symbol,
+});
+
+export function createSwapApprovalService(quotes: QuoteContext, suggestedFees: SuggestedFeesService) {
+  const byId = new Map(quotes.chains.map((c) => [c.chainId, c]));
+  // One viem client per chain for the checks and the simulation (the hot path reads the cache, not these).
+  const clients = new Map<number, PublicClient>();
+  const clientOf = (chain: SpokeChain) => {
+    const known = clients.get(chain.chainId);
+    if (known) return known;
+    const client = createChainClient(chain);
+    clients.set(chain.chainId, client);
+    return client;
+  };
+
+  async function quote(r: SwapApprovalRequest): Promise<SwapApprovalResponse> {
+    // --- parameters -------------------------------------------------------------------------------------
+    const tradeType = r.tradeType ?? "exactInput";
+    const amount = BigInt(r.amount);
+    if (amount < 1n) throw invalid("amount must be a positive integer", "amount");
+    if (r.originChainId === r.destinationChainId) {
+      throw invalid("Origin and destination chains cannot be the same", "destinationChainId");
+    }
+    if ((r.appFee !== undefined) !== (r.appFeeRecipient !== undefined)) {
+      throw invalid("appFee and appFeeRecipient must be given together", "appFee, appFeeRecipient");
+    }
+    const appFee = r.appFee ?? 0;
+    if (!(appFee >= 0 && appFee < 1)) throw invalid("appFee must be a fraction between 0 and 1", "appFee");
+    if (r.integratorId !== undefined && !/^0x[0-9a-fA-F]{4}$/.test(r.integratorId)) {
+      throw invalid("Invalid integrator ID. Needs to be 2 bytes hex string.", "integratorId");
+    }
+    if (r.includeSources?.length && r.excludeSources?.length) {
+      throw invalid("Cannot use both includeSources and excludeSources", "excludeSources, includeSources");
+    }
+    const slippage = parseSlippage(r);
+    const origin = byId.get(r.originChainId);
+    const destination = byId.get(r.destinationChainId);
+    if (!origin) throw invalid(`Chain ${r.originChainId} has no SpokePool on this service`, "originChainId");
+    if (!destination)
+      throw invalid(`Chain ${r.destinationChainId} has no SpokePool on this service`, "destinationChainId");
+    const inputToken = quoteToken(origin, r.inputToken, "inputToken");
+    const outputToken = quoteToken(destination, r.outputToken, "outputToken");
+    const depositor = getAddress(r.depositor);
+    const recipient = getAddress(r.recipient ?? r.depositor);
+    const refundRecipient = getAddress(r.refundAddress ?? r.recipient ?? r.depositor);
+
+    // --- sources and actions ------------------------------------------------------------------------------
+    const available = [...new Set([...swapSourcesOf(origin), ...swapSourcesOf(destination)])];
+    const resolve = (names: string[] | undefined, param: string) => {
+      if (!names?.length) return undefined;
+      const resolved = resolveSourceNames(names, available);
+      if (!resolved.ok) throw invalid(`Unknown swap source '${resolved.unknown}'; see /swap/sources`, param);
+      return resolved.sources;
+    };
+    const includeSources = resolve(r.includeSources, "includeSources");
+    const excludeSources = resolve(r.excludeSources, "excludeSources");
+    let actions: HandlerCall[] = [];
+    if (r.actions?.length) {
+      if (!destination.multicallHandler)
+        throw invalid(`Chain ${destination.chainId} has no MulticallHandler`, "actions");
+      try {
+        actions = encodeEmbeddedActions(r.actions, { multicallHandler: destination.multicallHandler });
+      } catch (error) {
+        if (error instanceof ActionEncodingError)
+          throw new QuoteRefusedError(error.message, "ABI_ENCODING_ERROR", "actions");
+        throw error;
+      }
+    }
+    if (outputToken.native && (appFee > 0 || actions.length > 0)) {
+      throw invalid(
+        "A native output cannot be combined with appFee or actions; ask for the wrapped token",
+        "outputToken",
+      );
+    }
+
+    const { originState, destinationState } = await chainStates(quotes, origin.chainId, destination.chainId);
+    const stateOf = (chainId: number): ChainState => (chainId === origin.chainId ? originState : destinationState);
+
+    // --- the bridge route ----------------------------------------------------------------------------------
+    const market = (
+      withMessage: boolean,
+      messageFor: (draft: DraftDestination | undefined) => MessagePlan,
+    ): SwapMarket => ({
+      route(chainId, tokenIn, tokenOut, amountWanted, kind: SwapKind) {
+        const index = stateOf(chainId).pools;
+        const params = { tokenIn, tokenOut, includeSources, excludeSources };
+        const found = findBestRoute(index, { ...params, amount: amountWanted, kind });
+        if (found) {
+          const mid = midPriceOutput(found, found.amountIn);
+          if (found.amountOut * 1_000_000n >= mid * (1_000_000n - MAX_PRICE_IMPACT_PPM)) return found;
+          throw new QuoteRefusedError(
+            `The pools on chain ${chainId} are too shallow for this amount from ${tokenIn} to ${tokenOut} ` +
+              `(price impact above ${Number(MAX_PRICE_IMPACT_PPM) / 10_000} %)`,
+            "SWAP_LIQUIDITY_INSUFFICIENT",
+          );
+        }
+        const anyPath = findBestRoute(index, { ...params, amount: 1n, kind: "exactInput" });
+        throw anyPath
+          ? new QuoteRefusedError(
+              `The pools on chain ${chainId} cannot carry this amount from ${tokenIn} to ${tokenOut}`,
+              "SWAP_LIQUIDITY_INSUFFICIENT",
+            )
+          : new QuoteRefusedError(
+              `No swap route from ${tokenIn} to ${tokenOut} on chain ${chainId}`,
+              "SWAP_QUOTE_UNAVAILABLE",
+            );
+      },
+      async bridgeQuote(inputAmount, draft) {
+        const m = withMessage ? messageFor(draft()) : undefined;
+        return suggestedFees.quote({
+          amount: String(inputAmount),
+          inputToken: bridgeIn.erc20,
+          outputToken: bridgeOut.erc20,
+          originChainId: origin.chainId,
+          destinationChainId: destination.chainId,
+          allowUnmatchedDecimals: true,
+          ...(m?.message ? { recipient: m.recipient, message: m.message } : {}),
+        });
+      },
+    });
+    // Set per candidate below.
+    let bridgeIn: QuoteToken = asErc20(inputToken);
+    let bridgeOut: QuoteToken = asErc20(outputToken);
+    type MessagePlan = { recipient: Address; message: `0x${string}` | undefined };
+    const refundOnOrigin = (hasDestinationSwap: boolean) => r.refundOnOrigin ?? !hasDestinationSwap;
+    const messageOf = (
+      dest: { kind: SwapKind; path: readonly string[]; amount: bigint } | undefined,
+      fee: bigint,
+    ): MessagePlan => {
+      const parts = {
+        swap: dest
+          ? {
+              router: destination.contracts.uniswapV2Router02 as Address,
+              kind: dest.kind,
+              path: dest.path.map((a) => getAddress(a)),
+              amount: dest.amount,
+              deadline: 0, // set below from the quote's fill deadline
+              nativeOut: outputToken.native,
+            }
+          : undefined,
+        appFee: fee > 0n ? { amount: fee, recipient: getAddress(r.appFeeRecipient as string) } : undefined,
+        actions,
+      };
+      if (!needsDestinationMessage(parts)) return { recipient, message: undefined };
+      const handler = destination.multicallHandler;
+      if (!handler || (dest && !destination.contracts.uniswapV2Router02)) {
+        throw new QuoteRefusedError(
+          `Chain ${destination.chainId} cannot run destination swaps or actions`,
+          "SWAP_QUOTE_UNAVAILABLE",
+        );
+      }
+      const fallbackRecipient = refundOnOrigin(dest !== undefined) ? recipient : refundRecipient;
+      return {
+        recipient: handler,
+        message: destinationMessage({
+          multicallHandler: handler,
+          bridgedToken: bridgeOut.erc20,
+          outputToken: outputToken.erc20,
+          recipient,
+          fallbackRecipient,
+          ...parts,
+          swap: parts.swap ? { ...parts.swap, deadline: swapDeadline } : undefined,
+        }),
+      };
+    };
+    let swapDeadline = Number(destinationState.blockTimestamp) + quotes.settings.fillDeadlineBufferSec;
+    const draftMessage = (draft: DraftDestination | undefined) =>
+      messageOf(
+        draft ? { kind: draft.kind, path: draft.route.path, amount: draft.amount } : undefined,
+        appFee > 0 ? 1n : 0n,
+      );
+    const planFor = async (route: { originToken: string; destinationToken: string }, withMessage: boolean) => {
+      bridgeIn = quoteToken(origin, route.originToken, "inputToken");
+      bridgeOut = quoteToken(destination, route.destinationToken, "outputToken");
+      const request: PlanRequest = {
+        tradeType,
+        amount,
+        inputToken,
+        outputToken,
+        bridgeIn,
+        bridgeOut,
+        slippage,
+        appFee,
+      };
+      return planSwap(request, market(withMessage, draftMessage));
+    };
+
+    // Routes needing fewer swaps first: when none can be quoted, the error of the most direct one is reported
+    // (a bridge limit rather than a far-fetched path's liquidity).
+    const swapsNeeded = (route: { originToken: string; destinationToken: string }) =>
+      Number(lower(route.originToken) !== lower(inputToken.erc20)) +
+      Number(lower(route.destinationToken) !== lower(outputToken.erc20));
+    const candidates = quotes.routes
+      .filter({ originChainId: origin.chainId, destinationChainId: destination.chainId })
+      .filter((route) => !route.isNative)
+      .sort((a, b) => swapsNeeded(a) - swapsNeeded(b));
+    const direct = candidates.find(
+      (c) => lower(c.originToken) === lower(inputToken.erc20) && lower(c.destinationToken) === lower(outputToken.erc20),
+    );
+    let chosen = direct;
+    if (!chosen) {
+      // Price every bridge route with a plain quote (no RPC), keep the best, then quote it with its message.
+      let best: { route: (typeof candidates)[number]; plan: SwapPlan } | undefined;
+      let firstError: unknown;
+      for (const route of candidates) {
+        try {
+          const plan = await planFor(route, false);
+          const better =
+            !best ||
+            (tradeType === "exactInput"
+              ? plan.expectedOutputAmount > best.plan.expectedOutputAmount
+              : plan.inputAmount < best.plan.inputAmount);
+          if (better) best = { route, plan };
+        } catch (error) {
+          if (!(error instanceof QuoteRefusedError)) throw error;
+          firstError ??= error;
+        }
+      }
+      if (!best) {
+        throw firstError ?? new QuoteRefusedError("Route is not enabled.", "ROUTE_NOT_ENABLED");
+      }
+      chosen = best.route;
+    }
+    const plan = await planFor(chosen, true);
+    const fillDeadline = Number(plan.bridge.quote.fillDeadline);
+    swapDeadline = fillDeadline;
+    const hasDestinationSwap = plan.destination !== undefined;
+    const finalMessage = messageOf(
+      plan.destination
+        ? { kind: plan.destination.kind, path: plan.destination.route.path, amount: plan.destination.minOutputAmount }
+        : undefined,
+      plan.appFee,
+    );
+
+    // --- the transaction ------------------------------------------------------------------------------------
+    const quoteTimestamp = Number(plan.bridge.quote.timestamp);
+    const quoteExpiryTimestamp = hasDestinationSwap
+      ? Math.floor(Date.now() / 1000) + DESTINATION_SWAP_VALIDITY_SEC(destination.chainId)
+      : quoteTimestamp + QUOTE_VALIDITY_SEC;
+    const tx = buildOriginTransaction(
+      plan,
+      {
+        depositor: refundOnOrigin(hasDestinationSwap) ? refundRecipient : depositor,
+        recipient: finalMessage.recipient,
+        message: finalMessage.message ?? "0x",
+        destinationChainId: destination.chainId,
+      },
+      {
+        spokePool: origin.spokePool,
+        spokePoolPeriphery: origin.contracts.spokePoolPeriphery,
+        uniswapV2Router02: origin.contracts.uniswapV2Router02,
+        swapProxy: origin.contracts.swapProxy,
+      },
+      { integratorId: r.integratorId, swapDeadline: quoteTimestamp + QUOTE_VALIDITY_SEC, inputToken },
+    );
+    const client = clientOf(origin);
+    const chainError = (error: unknown): never => {
+      if (error instanceof QuoteRefusedError) throw error;
+      throw new ChainNotAnsweringError(
+        `Could not read the depositor's allowance and balance on chain ${origin.chainId}: its RPC is not answering`,
+        origin.chainId,
+        { cause: error },
+      );
+    };
+    const checks = await readChecks(
+      client,
+      tx,
+      { depositor, token: inputToken, amount: plan.inputAmount },
+      origin.contracts.multicall3,
+      r.skipChecks === true,
+    ).catch(chainError);
+    const approvalTxns = approvalTransactions(checks, inputToken, origin.chainId);
+    const ready =
+      checks.allowance.actual >= checks.allowance.expected && checks.balance.actual >= checks.balance.expected;
+    let gas: bigint = unsimulatedGas(tx);
+    let simulationSuccess = false;
+    if (r.skipOriginTxEstimation !== true && r.skipChecks !== true && ready) {
+      gas = await simulateOriginTransaction(client, tx, depositor);
+      simulationSuccess = true;
+    }
+    const nativeToken = nativeTokenOf(origin);
+    const usdPrice = (token: QuoteToken) => stateOf(token.chainId).prices.usd.get(lower(token.erc20));
+    return swapResponseBody({
+      plan,
+      inputToken,
+      outputToken,
+      refundToken: refundOnOrigin(hasDestinationSwap) ? plan.bridge.tokenIn : plan.bridge.tokenOut,
+      checks,
+      approvalTxns,
+      swapTx: {
+        simulationSuccess,
+        chainId: origin.chainId,
+        to: tx.to,
+        data: tx.data,
+        value: tx.value,
+        gas,
+        maxFeePerGas: originState.gasPrice,
+        maxPriorityFeePerGas: originState.maxPriorityFeePerGas,
+      },
+      nativeToken,
+      usdPrice,
+      quoteExpiryTimestamp,
+    });
+  }
+
+  return {
+    /**
+     * The swap quote with its transaction.
+     * @throws {QuoteErrorType} for every refusal (`QuoteRefusedError` with the anchor's codes, including
+     * `ABI_ENCODING_ERROR` for actions), `ChainStateUnavailableError`, `ChainNotAnsweringError`.
+     */
+    quote,
+  };
+}
+
+export type SwapApprovalService = ReturnType<typeof createSwapApprovalService>;
