@@ -3,9 +3,7 @@
  * for routes and a quote, `executeQuote` approves and deposits on chain A, our relayer fills on chain B,
  * the recipient receives exactly the quoted output, and `/deposit/status` (also read by the SDK's
  * `getFillByDepositTx`) says filled with the fill transaction.
- *
- * The SDK has no base-URL option and sends no API key in 0.4.4, so (as its own tests do with msw) the
- * global fetch is wrapped: Across' hosts are rewritten to our server and our Bearer key is added.
+ * The SDK's requests reach our server through `support/acrossFetch.ts`.
  */
 import { createAcrossClient } from "@across-protocol/app-sdk";
 import { manifestToken, viemChain } from "@platform/chains";
@@ -17,12 +15,14 @@ import { startTestService, type TestService } from "@platform/kernel/testing";
 import { createWalletClient, erc20Abi, http, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 
 const A = 8453;
 const B = 10;
 let f: DevnetFixture;
 let s: TestService<Crosschain>;
 let jobs: BackgroundJob;
+let fetchRoute: ReturnType<typeof routeAcrossFetchTo>;
 const realFetch = globalThis.fetch;
 
 beforeAll(async () => {
@@ -33,20 +33,11 @@ beforeAll(async () => {
   });
   jobs = await s.instance.startJobs();
   await quotesWarm(s.instance.quotes);
-  globalThis.fetch = (input, init) => {
-    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-    const rewritten = url
-      .replace(/^https:\/\/app\.across\.to\/api/, `${s.url}/api`)
-      .replace(/^https:\/\/indexer\.api\.across\.to/, `${s.url}/api`);
-    if (rewritten === url) return realFetch(input, init);
-    const headers = new Headers(init?.headers);
-    headers.set("authorization", `Bearer ${s.apiKey}`);
-    return realFetch(rewritten, { ...init, headers });
-  };
+  fetchRoute = routeAcrossFetchTo(s.url, s.apiKey);
 });
 
 afterAll(async () => {
-  globalThis.fetch = realFetch;
+  fetchRoute?.restore();
   await jobs?.stop();
   await s?.close();
   await f?.stop();

@@ -289,7 +289,7 @@ export const SwapApprovalResponseSchema = Type.Object(
       to: Type.String(),
       data: Type.String(),
       value: Amount,
-      gas: Amount,
+      gas: Type.Optional({ ...Amount, description: "Present when the transaction was simulated." }),
       maxFeePerGas: Amount,
       maxPriorityFeePerGas: Amount,
     }),

@@ -20,7 +20,7 @@ import {
   type HandlerCall,
 } from "../domain/swap/embeddedActions.ts";
 import { MAX_SLIPPAGE, type SlippageRequest } from "../domain/swap/slippage.ts";
-import { findBestRoute, midPriceOutput, type SwapKind } from "../domain/swap/swapRouter.ts";
+import { findBestRoute, type SwapKind } from "../domain/swap/swapRouter.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
@@ -79,11 +79,12 @@ const lower = (a: string) => a.toLowerCase();
 /** Quotes without a destination swap stay valid for an hour of quote time; a destination swap's for 30 s (60 s on mainnet). */
 const QUOTE_VALIDITY_SEC = 3600;
 /**
- * A leg that would lose more than this share of its value to price impact (in millionths) is refused as
- * SWAP_LIQUIDITY_INSUFFICIENT rather than quoted: such a trade empties a pool, and a route choice must not
- * prefer it to a bridge limit (90 M USDC "fits" a 1 M pool as a 97 % loss).
+ * A leg selling more than a third of a pool's reserve (a price impact of 25 % and more: a constant-product
+ * trade of share s of the reserve loses s / (1 + s) to impact) is refused as SWAP_LIQUIDITY_INSUFFICIENT rather
+ * than quoted: such a trade empties a pool, and a route choice must not prefer it to a bridge limit (90 M USDC
+ * "fits" a 1 M pool as a 97 % loss). Measured on reserves, not on amounts, so that dust rounding cannot trip it.
  */
-const MAX_PRICE_IMPACT_PPM = 250_000n;
+const MAX_DEPTH_SHARE_WAD = 10n ** 18n / 3n;
 const DESTINATION_SWAP_VALIDITY_SEC = (chainId: number) => (chainId === 1 ? 60 : 30);
 
 function parseSlippage(r: SwapApprovalRequest): SlippageRequest {
@@ -229,11 +230,10 @@ export function createSwapApprovalService(quotes: QuoteContext, suggestedFees: S
         const params = { tokenIn, tokenOut, includeSources, excludeSources };
         const found = findBestRoute(index, { ...params, amount: amountWanted, kind });
         if (found) {
-          const mid = midPriceOutput(found, found.amountIn);
-          if (found.amountOut * 1_000_000n >= mid * (1_000_000n - MAX_PRICE_IMPACT_PPM)) return found;
+          if (found.depthShareWad <= MAX_DEPTH_SHARE_WAD) return found;
           throw new QuoteRefusedError(
             `The pools on chain ${chainId} are too shallow for this amount from ${tokenIn} to ${tokenOut} ` +
-              `(price impact above ${Number(MAX_PRICE_IMPACT_PPM) / 10_000} %)`,
+              "(price impact above 25 %)",
             "SWAP_LIQUIDITY_INSUFFICIENT",
           );
         }

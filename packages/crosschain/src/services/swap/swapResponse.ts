@@ -177,7 +177,8 @@ export function swapResponseBody(i: SwapResponseInputs) {
       to: i.swapTx.to,
       data: i.swapTx.data,
       value: String(i.swapTx.value),
-      gas: String(i.swapTx.gas),
+      // Without a simulation the gas is left to the wallet's own estimate (the assumed gas only prices originGas).
+      ...(i.swapTx.simulationSuccess ? { gas: String(i.swapTx.gas) } : {}),
       maxFeePerGas: String(i.swapTx.maxFeePerGas),
       maxPriorityFeePerGas: String(i.swapTx.maxPriorityFeePerGas),
     },
