@@ -11,7 +11,6 @@ export function routeAcrossFetchTo(serviceUrl: string, apiKey: string) {
       .replace(/^https:\/\/app\.across\.to\/api/, `${serviceUrl}/api`)
       .replace(/^https:\/\/indexer\.api\.across\.to/, `${serviceUrl}/api`);
     if (rewritten === url) return realFetch(input, init);
-    if (process.env.DEBUG_FETCH) console.log(rewritten);
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${apiKey}`);
     return realFetch(rewritten, { ...init, headers });

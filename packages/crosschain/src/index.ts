@@ -15,6 +15,9 @@ import {
   type ServiceInstance,
   toJobStatus,
 } from "@platform/kernel";
+import { privateKeyToAccount } from "viem/accounts";
+import { depositAddressKeyOf } from "./depositAddresses/signerKey.ts";
+import { type DepositAddressWatcher, startDepositAddressWatcher } from "./depositAddresses/watcher.ts";
 import { registerAvailableRoutesRoute } from "./http/availableRoutes.ts";
 import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerChainsRoute } from "./http/chains.ts";
@@ -23,15 +26,19 @@ import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
+import { registerSwapCounterfactualRoute } from "./http/swapCounterfactual.ts";
 import { registerSwapSourcesRoute } from "./http/swapSources.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
+import { type ChainClients, createChainClients } from "./quotes/chainClients.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
 import { createQuoteContext, type QuoteContext, startQuoteRefresh } from "./quotes/quoteContext.ts";
 import { type Relayer, startRelayer } from "./relayer/index.ts";
 import { relayerKeyOf } from "./relayer/relayerKey.ts";
+import { createDepositAddressService, type DepositAddressService } from "./services/depositAddresses.ts";
 import { createDepositsService, type DepositsService } from "./services/deposits.ts";
 import { createSuggestedFeesService, type SuggestedFeesService } from "./services/suggestedFees.ts";
 import { createSwapApprovalService, type SwapApprovalService } from "./services/swapApproval.ts";
+import { createDepositAddressesRepository } from "./store/depositAddressesRepository.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
 export { DEPOSIT_BY_ID_SQL } from "./store/depositsRepository.ts";
@@ -61,15 +68,26 @@ export async function createCrosschain(context: PlatformContext): Promise<Crossc
     context.logger.warn({ service: "crosschain", chainId }, "crosschain leaves out a chain with no SpokePool address");
   }
   const suggestedFees = createSuggestedFeesService(quotes);
+  const clientOf = createChainClients();
+  const swaps = createSwapApprovalService(quotes, suggestedFees, clientOf);
+  const signerKey = depositAddressKeyOf(context);
   const services: CrosschainServices = {
     deposits: createDepositsService(createDepositsRepository(context.db)),
     suggestedFees,
-    swaps: createSwapApprovalService(quotes, suggestedFees),
+    swaps,
+    depositAddresses: createDepositAddressService({
+      quotes,
+      swaps,
+      repository: createDepositAddressesRepository(context.db),
+      signer: signerKey ? privateKeyToAccount(signerKey).address : undefined,
+      maxFeeBps: context.config.crosschainDepositAddressMaxFeeBps,
+      clientOf,
+    }),
   };
   return {
     quotes,
     createServer: () => createServer(context, quotes, services),
-    startJobs: async (options) => startCrosschainJobs(context, quotes, options),
+    startJobs: async (options) => startCrosschainJobs(context, quotes, services, clientOf, options),
     close: () => quotes.close(),
   };
 }
@@ -79,6 +97,7 @@ interface CrosschainServices {
   deposits: DepositsService;
   suggestedFees: SuggestedFeesService;
   swaps: SwapApprovalService;
+  depositAddresses: DepositAddressService;
 }
 
 async function createServer(
@@ -109,6 +128,7 @@ async function createServer(
       registerSuggestedFeesRoute(typed, services.suggestedFees);
       registerSwapApprovalRoutes(typed, services.swaps);
       registerSwapSourcesRoute(typed, quotes);
+      registerSwapCounterfactualRoute(typed, services.depositAddresses);
       registerAvailableRoutesRoute(typed, quotes);
       registerChainsRoute(typed, quotes);
     },
@@ -120,6 +140,8 @@ async function createServer(
 export interface CrosschainJobs extends BackgroundJob {
   /** Undefined when the relayer is disabled or has no key. */
   relayer: Relayer | undefined;
+  /** Undefined without a deposit-address signer key (or with `indexers: false`, a relayer-only role). */
+  depositAddressWatcher: DepositAddressWatcher | undefined;
 }
 
 export interface CrosschainJobsOptions {
@@ -136,6 +158,8 @@ export interface CrosschainJobsOptions {
 function startCrosschainJobs(
   context: PlatformContext,
   quotes: QuoteContext,
+  services: CrosschainServices,
+  clientOf: ChainClients,
   o: CrosschainJobsOptions = {},
 ): CrosschainJobs {
   const { config, db, logger } = context;
@@ -161,16 +185,32 @@ function startCrosschainJobs(
         })
       : undefined;
   if (relayer) wakeRelayer = () => relayer.wake();
+  const signerKey = depositAddressKeyOf(context);
+  const depositAddressWatcher =
+    signerKey && o.indexers !== false
+      ? startDepositAddressWatcher({
+          db,
+          chains,
+          privateKey: signerKey,
+          suggestedFees: services.suggestedFees,
+          logger,
+          pollMs: Math.max(config.crosschainPollMs, 100),
+          leaseTtlSec: config.crosschainRelayerLeaseSec,
+          clientOf,
+        })
+      : undefined;
   if (config.crosschainRelayer && !relayerKey) {
     logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
   }
   return {
     relayer,
+    depositAddressWatcher,
     status: () => {
       const state = quotes.cache.snapshot();
       return toJobStatus({
         indexers: indexers?.indexers.map((i) => i.status) ?? [],
         relayer: relayer?.status ?? null,
+        depositAddresses: depositAddressWatcher?.status ?? null,
         chainState: [...state.chains.values()].map((c) => ({
           chainId: c.chainId,
           blockNumber: c.blockNumber,
@@ -180,6 +220,7 @@ function startCrosschainJobs(
       });
     },
     async stop() {
+      await depositAddressWatcher?.stop();
       await relayer?.stop();
       await indexers?.stop();
       await refresh.stop();

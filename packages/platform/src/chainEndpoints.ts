@@ -20,7 +20,12 @@ export function readDevnetManifest(config: Config): DevnetManifest | undefined {
   return config.devnet ? readManifest(join(config.dataDir, "devnet.json")) : undefined;
 }
 
-/** What services get of a devnet in their context (`PlatformContext.devnet`): its relayer account's key. */
+/** What services get of a devnet in their context (`PlatformContext.devnet`): its relayer's and signer's keys. */
 export function devnetContext(manifest: DevnetManifest | undefined): PlatformContext["devnet"] {
-  return manifest ? { relayerKey: manifest.accounts.relayer.privateKey } : undefined;
+  return manifest
+    ? {
+        relayerKey: manifest.accounts.relayer.privateKey,
+        depositAddressSignerKey: manifest.accounts.signer?.privateKey,
+      }
+    : undefined;
 }

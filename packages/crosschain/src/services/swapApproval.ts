@@ -8,8 +8,7 @@
  * two tokens is a bridgeable→bridgeable transfer; otherwise every enabled route between the chains is priced
  * with a plain bridge quote and the best one is quoted again with its destination message) → the transaction.
  */
-import { createChainClient } from "@platform/chains";
-import { type Address, getAddress, type PublicClient, zeroAddress } from "viem";
+import { type Address, getAddress, zeroAddress } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { destinationMessage, needsDestinationMessage } from "../domain/swap/destinationMessage.ts";
@@ -21,6 +20,7 @@ import {
 } from "../domain/swap/embeddedActions.ts";
 import { MAX_SLIPPAGE, type SlippageRequest } from "../domain/swap/slippage.ts";
 import { findBestRoute, type SwapKind } from "../domain/swap/swapRouter.ts";
+import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
@@ -145,17 +145,12 @@ const asErc20 = (t: QuoteToken): QuoteToken => ({
   symbol: t.native ? `W${t.symbol}` : t.symbol,
 });
 
-export function createSwapApprovalService(quotes: QuoteContext, suggestedFees: SuggestedFeesService) {
+export function createSwapApprovalService(
+  quotes: QuoteContext,
+  suggestedFees: SuggestedFeesService,
+  clientOf: ChainClients = createChainClients(),
+) {
   const byId = new Map(quotes.chains.map((c) => [c.chainId, c]));
-  // One viem client per chain for the checks and the simulation (the hot path reads the cache, not these).
-  const clients = new Map<number, PublicClient>();
-  const clientOf = (chain: SpokeChain) => {
-    const known = clients.get(chain.chainId);
-    if (known) return known;
-    const client = createChainClient(chain);
-    clients.set(chain.chainId, client);
-    return client;
-  };
 
   async function quote(r: SwapApprovalRequest): Promise<SwapApprovalResponse> {
     // --- parameters -------------------------------------------------------------------------------------

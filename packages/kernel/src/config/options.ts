@@ -155,6 +155,25 @@ export const options = {
     },
     secret: true,
   }),
+  crosschainDepositAddressKey: option<string | undefined>({
+    env: "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+    default: undefined,
+    description:
+      "Private key (0x…) of the CounterfactualBeacon's signer: it signs and sends the deposits (and refunds) from counterfactual deposit addresses; default on the devnet: the manifest's signer account. Without one, /swap/counterfactual is refused.",
+    parse: (raw) => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim()))
+        throw new ConfigError("must be a 0x-prefixed 32-byte hex private key");
+      return raw.trim();
+    },
+    secret: true,
+  }),
+  crosschainDepositAddressMaxFeeBps: option({
+    env: "CROSSCHAIN_DEPOSIT_ADDRESS_MAX_FEE_BPS",
+    default: 100,
+    description:
+      "Fee cap of a counterfactual deposit address beyond the beacon's fixed cap, in basis points of each input (committed in the address: changing it issues new addresses).",
+    parse: parseInt_(0, 10_000),
+  }),
   crosschainRelayerMarginBps: option({
     env: "CROSSCHAIN_RELAYER_MARGIN_BPS",
     default: 0,
