@@ -10,13 +10,14 @@ import { preparePostgres } from "../chainstats/database.ts";
 import { runLoad, startServerScript } from "../lib/processes.ts";
 import { writeResults } from "../lib/results.ts";
 import { backfillBenchmark } from "./backfill.ts";
+import { swapRoutingBenchmark } from "./swapRouting.ts";
 import { depositLatencies } from "./visibility.ts";
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const results: Record<string, unknown> = {};
-// BENCH_PARTS=latency, status and/or fees selects parts.
-const parts = (process.env.BENCH_PARTS ?? "latency,status,fees,backfill").split(",");
+// BENCH_PARTS=latency, status, fees, swap, routing and/or backfill selects parts.
+const parts = (process.env.BENCH_PARTS ?? "latency,status,fees,swap,routing,backfill").split(",");
 
 if (parts.includes("latency")) {
   const latency = await depositLatencies(Number(process.env.BENCH_SAMPLES ?? 30), true);
@@ -68,6 +69,38 @@ if (parts.includes("fees")) {
   };
   process.stdout.write(
     `/suggested-fees warm: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
+  );
+}
+if (parts.includes("swap")) {
+  // Each route kind's warm /swap/approval (checks read from the chain, no simulation: the depositor has no
+  // allowance, as most first quotes) against /suggested-fees of the same transfer in the same server.
+  const server = await startServerScript(here("./swapServer.ts"));
+  const headers = { authorization: `Bearer ${server.info.key}` };
+  const swap: Record<string, unknown> = {};
+  for (const [name, path] of Object.entries(server.info.paths as unknown as Record<string, string>)) {
+    const url = `${server.info.url}${path}`;
+    await runLoad(url, { durationSec: 2, headers });
+    const one = await runLoad(url, { durationSec, headers, connections: 1 });
+    const many = await runLoad(url, { durationSec, headers, connections: 16 });
+    swap[name] = {
+      p50Ms: one.p50,
+      p99Ms: one.p99,
+      rpsOneConnection: one.rps,
+      rps16Connections: many.rps,
+      p99Ms16: many.p99,
+    };
+    process.stdout.write(
+      `${name}: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
+    );
+  }
+  await server.stop();
+  results.swapApproval = swap;
+}
+if (parts.includes("routing")) {
+  const r = swapRoutingBenchmark();
+  results.swapRouting = r;
+  process.stdout.write(
+    `router over ${r.pools} pools: ${r.twoHops.usPerSearch.toFixed(1)} µs a two-hop search vs ${r.oneHop.usPerSearch.toFixed(1)} µs a one-hop lookup (×${r.ratio})\n`,
   );
 }
 if (parts.includes("backfill")) {
