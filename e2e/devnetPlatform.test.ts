@@ -7,11 +7,15 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type DevnetManifest, loadArtifact, manifestChain } from "@platform/chains";
-import { parseEventLogs, parseUnits } from "viem";
+import { createAcrossClient } from "@across-protocol/app-sdk";
+import { type DevnetManifest, loadArtifact, manifestChain, manifestToken, viemChain } from "@platform/chains";
+import { type Address, createWalletClient, type Hex, http, parseEventLogs, parseUnits } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
+import { compileTestVault } from "./support/testVault.ts";
 
 const CHAINS = [1337, 10];
 let platform: PlatformProcess;
@@ -59,7 +63,12 @@ describe("platform start with the devnet", () => {
       .split("\n")
       .filter((line) => line.includes('"msg":"development default in effect'))
       .map((line) => JSON.parse(line) as { level: number; option: string; production: string });
-    expect(warnings.map((w) => w.option)).toEqual(["DEVNET", "CROSSCHAIN_RELAYER_KEY", "DATABASE_URL"]);
+    expect(warnings.map((w) => w.option)).toEqual([
+      "DEVNET",
+      "CROSSCHAIN_RELAYER_KEY",
+      "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+      "DATABASE_URL",
+    ]);
     for (const w of warnings) expect(w).toMatchObject({ level: 40, production: expect.stringContaining(w.option) });
   });
 
@@ -123,6 +132,80 @@ describe("platform start with the devnet", () => {
     const table = await runPlatform(["status"], { DATA_DIR: dataDir });
     expect(table.stdout).toContain("Indexers");
     expect(table.stdout).toMatch(/Relayer 0x[0-9a-fA-F]{40}/);
+  });
+
+  it("the app-sdk swaps WETH on one chain into DAI on the other, deposited into a vault by an embedded action", async () => {
+    const [from, to] = [1337, 10];
+    const origin = manifestChain(manifest, from);
+    const destination = manifestChain(manifest, to);
+    const user = privateKeyToAccount(manifest.accounts.users[1]?.privateKey as Hex);
+    const owner = manifest.accounts.users[2]?.address as Address;
+    // A vault on the destination, deployed by a demo user (the action's target).
+    const vault = compileTestVault();
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(manifest.accounts.users[2]?.privateKey as Hex),
+      chain: viemChain(to, destination.rpcUrl),
+      transport: http(destination.rpcUrl),
+    });
+    const destinationClient = manifestClient(destination);
+    const deployed = await destinationClient.waitForTransactionReceipt({
+      hash: await deployer.deployContract({ abi: vault.abi, bytecode: vault.bytecode, args: [] }),
+    });
+    const vaultAddress = deployed.contractAddress as Address;
+    // The SDK watches for the fill from ~100 blocks before the destination head.
+    await destinationClient.request({ method: "anvil_mine" as never, params: ["0x100"] as never });
+
+    const fetchRoute = routeAcrossFetchTo(
+      (platform.baseUrls.crosschain as string).replace(/\/api$/, ""),
+      platform.demoKeys.crosschain as string,
+    );
+    try {
+      const chains = [viemChain(from, origin.rpcUrl), viemChain(to, destination.rpcUrl)];
+      const client = createAcrossClient({
+        integratorId: "0xbeef",
+        chains,
+        rpcUrls: { [from]: origin.rpcUrl, [to]: destination.rpcUrl },
+        pollingInterval: 100,
+      });
+      const dai = manifestToken(destination, "DAI").address;
+      const quote = await client.getSwapQuote({
+        route: {
+          originChainId: from,
+          inputToken: manifestToken(origin, "WETH").address,
+          destinationChainId: to,
+          outputToken: dai,
+        },
+        amount: parseUnits("0.2", 18),
+        depositor: user.address,
+        recipient: owner,
+        actions: [
+          {
+            target: dai,
+            functionSignature: "function approve(address spender, uint256 amount)",
+            args: [{ value: vaultAddress }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
+            value: 0n,
+          },
+          {
+            target: vaultAddress,
+            functionSignature: "function deposit(address token, address owner, uint256 amount)",
+            args: [{ value: dai }, { value: owner }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
+            value: 0n,
+          },
+        ],
+      });
+      const walletClient = createWalletClient({ account: user, chain: chains[0], transport: http(origin.rpcUrl) });
+      const result = await client.executeSwapQuote({ walletClient: walletClient as never, swapQuote: quote });
+      expect(result.fillTxReceipt?.status).toBe("success");
+      const held = (await destinationClient.readContract({
+        address: vaultAddress,
+        abi: vault.abi,
+        functionName: "balances",
+        args: [dai, owner],
+      })) as bigint;
+      expect(held).toBeGreaterThanOrEqual(BigInt(quote.minOutputAmount));
+    } finally {
+      fetchRoute.restore();
+    }
   });
 
   it("stops every anvil on SIGTERM", async () => {

@@ -9,6 +9,8 @@ import type { Abi, Hex } from "viem";
  * - `@across-protocol/contracts` (AGPL-3.0; the counterfactual contracts carry BUSL-1.1 headers):
  *   `dist/evm/artifacts/<File>.sol/<Name>.json`, `{ abi, bytecode }`.
  * - `@uniswap/v2-core` / `@uniswap/v2-periphery` (GPL-3.0): `build/<Name>.json`.
+ * - `@uniswap/v3-core` (BUSL-1.1, GPL-2.0-or-later since its change date) / `@uniswap/v3-periphery`
+ *   (GPL-2.0-or-later): `artifacts/contracts/<File>.sol/<Name>.json` (hardhat artifacts).
  * We only deploy these bytecodes and read their ABIs; nothing is recompiled or patched.
  */
 export interface Artifact {
@@ -77,6 +79,13 @@ const SOURCES = {
   UniswapV2Factory: ["@uniswap/v2-core", "build/UniswapV2Factory.json"],
   UniswapV2Pair: ["@uniswap/v2-core", "build/UniswapV2Pair.json"],
   UniswapV2Router02: ["@uniswap/v2-periphery", "build/UniswapV2Router02.json"],
+  UniswapV3Factory: ["@uniswap/v3-core", "artifacts/contracts/UniswapV3Factory.sol/UniswapV3Factory.json"],
+  UniswapV3Pool: ["@uniswap/v3-core", "artifacts/contracts/UniswapV3Pool.sol/UniswapV3Pool.json"],
+  SwapRouter: ["@uniswap/v3-periphery", "artifacts/contracts/SwapRouter.sol/SwapRouter.json"],
+  NonfungiblePositionManager: [
+    "@uniswap/v3-periphery",
+    "artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json",
+  ],
 } as const satisfies Record<string, readonly [string, string]>;
 
 /** Names of the contracts the devnet deploys. */
@@ -102,7 +111,13 @@ export function loadArtifact(name: ArtifactName): Artifact {
 
 /** Versions of the packages that provide bytecode (recorded in the manifest, part of the template cache key). */
 export function artifactVersions(): Record<string, string> {
-  const pkgs = ["@across-protocol/contracts", "@uniswap/v2-core", "@uniswap/v2-periphery"];
+  const pkgs = [
+    "@across-protocol/contracts",
+    "@uniswap/v2-core",
+    "@uniswap/v2-periphery",
+    "@uniswap/v3-core",
+    "@uniswap/v3-periphery",
+  ];
   return Object.fromEntries(pkgs.map((p) => [p, packageVersion(p)]));
 }
 

@@ -15,6 +15,14 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import type { DevnetAccount, DevnetAccounts } from "./accounts.ts";
 import { type ArtifactName, loadArtifact } from "./artifacts.ts";
+import {
+  encodeSqrtPriceX96,
+  fullRangeTicks,
+  sortTokens,
+  V3_POOL_INIT_CODE_HASH,
+  v3PoolAddress,
+  v3PoolArtifactHash,
+} from "./uniswapV3.ts";
 
 /** Addresses of every contract the devnet deploys (identical on every devnet chain). */
 export interface DevnetContracts {
@@ -49,6 +57,12 @@ export interface DevnetContracts {
   configStore: Address;
   uniswapV2Factory: Address;
   uniswapV2Router02: Address;
+  /** `UniswapV3Factory` (owner: admin; fee tiers 100, 500, 3000, 10000). */
+  uniswapV3Factory: Address;
+  /** Uniswap V3 `SwapRouter(factory, WETH9)`: exactInput(Single) / exactOutput(Single). */
+  uniswapV3SwapRouter: Address;
+  /** `NonfungiblePositionManager(factory, WETH9, tokenDescriptor 0x0)`: no `tokenURI`, everything else. */
+  uniswapV3PositionManager: Address;
 }
 
 /** An ERC-20 on the devnet. */
@@ -64,6 +78,18 @@ export interface DevnetPool {
   pair: Address;
   token0: Address;
   token1: Address;
+  /** e.g. "USDC/WETH" (as listed, not sorted). */
+  name: string;
+}
+
+/** A Uniswap V3 pool seeded on every devnet chain (full-range liquidity owned by the admin). */
+export interface DevnetV3Pool {
+  pool: Address;
+  token0: Address;
+  token1: Address;
+  /** Fee tier in hundredths of a bip (500 = 0.05 %), as `factory.getPool(token0, token1, fee)` takes it. */
+  fee: number;
+  tickSpacing: number;
   /** e.g. "USDC/WETH" (as listed, not sorted). */
   name: string;
 }
@@ -99,8 +125,9 @@ const ERC20_SPECS = [
 type Erc20Symbol = (typeof ERC20_SPECS)[number]["symbol"];
 
 // Token amounts in whole units. Pools are priced like mainnet: 1 ETH = 3000 USDC, 1 BTC = 30 ETH.
+// The admin's covers the HubPool, the Uniswap V3 pools (template) and the V2 pools (per chain) with room to spare.
 const MINT: Record<"admin" | "relayer" | "user", Record<Erc20Symbol, string>> = {
-  admin: { USDC: "20000000", USDT: "10000000", DAI: "10000000", WBTC: "1000" },
+  admin: { USDC: "30000000", USDT: "15000000", DAI: "12000000", WBTC: "1000" },
   relayer: { USDC: "5000000", USDT: "5000000", DAI: "5000000", WBTC: "100" },
   user: { USDC: "100000", USDT: "100000", DAI: "100000", WBTC: "10" },
 };
@@ -111,6 +138,19 @@ const POOLS = [
   { name: "DAI/USDC", a: "DAI", b: "USDC", amountA: "1000000", amountB: "1000000" },
   { name: "WBTC/WETH", a: "WBTC", b: "WETH", amountA: "20", amountB: "600" },
 ] as const;
+/**
+ * Uniswap V3 pools, at the V2 pools' prices, with full-range liquidity (so they quote like a V2 pool of the
+ * same depth, at a lower fee). Fee tier 100 (tick spacing 1) is not in v3-core 1.0's factory: enabled below.
+ */
+const V3_POOLS = [
+  { name: "USDC/WETH", a: "USDC", b: "WETH", fee: 500, amountA: "1500000", amountB: "500" },
+  { name: "USDT/USDC", a: "USDT", b: "USDC", fee: 100, amountA: "2000000", amountB: "2000000" },
+  { name: "DAI/USDC", a: "DAI", b: "USDC", fee: 100, amountA: "500000", amountB: "500000" },
+  { name: "WBTC/WETH", a: "WBTC", b: "WETH", fee: 3000, amountA: "10", amountB: "300" },
+] as const;
+/** Tick spacing of each V3 fee tier: v3-core's defaults (500, 3000, 10000) plus the one enabled here (100). */
+const V3_TICK_SPACING: Record<number, number> = { 100: 1, 500: 10, 3000: 60, 10000: 200 };
+const V3_EXTRA_FEE_TIER = { fee: 100, tickSpacing: 1 } as const;
 
 /**
  * HubPool liquidity the admin provides per token (whole units; WETH as ETH): at least the relayer's
@@ -136,6 +176,7 @@ export const DEVNET_RATE_MODEL = {
 
 const DEPLOY_GAS = 12_000_000n;
 const CALL_GAS = 600_000n;
+const V3_MINT_GAS = 1_000_000n;
 
 function deploy(name: ArtifactName, args: readonly unknown[] = []): Hex {
   const { abi, bytecode } = loadArtifact(name);
@@ -339,6 +380,77 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     { symbol: "WETH", name: "Wrapped Ether", decimals: 18, address: weth9 },
     ...ERC20_SPECS.map((t) => ({ symbol: t.symbol, name: t.name, decimals: t.decimals, address: tokenAddr[t.symbol] })),
   ];
+
+  // Uniswap V3, last so that every address above stays where it was before V3 was added. Pools live in the
+  // template: unlike a UniswapV2Pair, a UniswapV3Pool keeps nothing chain-specific, and the position
+  // manager's ERC721Permit computes its domain separator from block.chainid on every call.
+  const poolInitCodeHash = v3PoolArtifactHash();
+  if (poolInitCodeHash !== V3_POOL_INIT_CODE_HASH) {
+    throw new Error(
+      `@uniswap/v3-core's UniswapV3Pool creation code hashes to ${poolInitCodeHash}, not v3-periphery's ` +
+        `POOL_INIT_CODE_HASH ${V3_POOL_INIT_CODE_HASH}: the router would not find the pools`,
+    );
+  }
+  const uniswapV3Factory = create("UniswapV3Factory", deploy("UniswapV3Factory"));
+  send(
+    `UniswapV3Factory enableFeeAmount ${V3_EXTRA_FEE_TIER.fee}`,
+    admin,
+    uniswapV3Factory,
+    call("UniswapV3Factory", "enableFeeAmount", [V3_EXTRA_FEE_TIER.fee, V3_EXTRA_FEE_TIER.tickSpacing]),
+  );
+  const uniswapV3SwapRouter = create("SwapRouter", deploy("SwapRouter", [uniswapV3Factory, weth9]));
+  const uniswapV3PositionManager = create(
+    "NonfungiblePositionManager",
+    deploy("NonfungiblePositionManager", [uniswapV3Factory, weth9, zeroAddress]),
+  );
+  const v3Mints = V3_POOLS.map((p) => v3PoolMint(p, tokens));
+  const v3Weth = v3Mints.reduce((sum, m) => sum + m.wethAmount, 0n);
+  send("WETH deposit admin (V3 pools)", admin, weth9, call("WETH9", "deposit"), v3Weth);
+  for (const t of tokens) {
+    send(
+      `${t.symbol} approve V3 position manager`,
+      admin,
+      t.address,
+      call("ExpandedERC20", "approve", [uniswapV3PositionManager, maxUint256]),
+    );
+  }
+  for (const m of v3Mints) {
+    send(
+      `V3 pool ${m.name} create`,
+      admin,
+      uniswapV3PositionManager,
+      call("NonfungiblePositionManager", "createAndInitializePoolIfNecessary", [
+        m.token0,
+        m.token1,
+        m.fee,
+        m.sqrtPriceX96,
+      ]),
+      undefined,
+      DEPLOY_GAS,
+    );
+    send(
+      `V3 pool ${m.name} mint full range`,
+      admin,
+      uniswapV3PositionManager,
+      call("NonfungiblePositionManager", "mint", [
+        {
+          token0: m.token0,
+          token1: m.token1,
+          fee: m.fee,
+          tickLower: m.tickLower,
+          tickUpper: m.tickUpper,
+          amount0Desired: m.amount0,
+          amount1Desired: m.amount1,
+          amount0Min: 0n,
+          amount1Min: 0n,
+          recipient: admin.address,
+          deadline: maxUint256,
+        },
+      ]),
+      undefined,
+      V3_MINT_GAS,
+    );
+  }
   const contracts: DevnetContracts = {
     weth9,
     spokePool,
@@ -361,6 +473,9 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     configStore,
     uniswapV2Factory,
     uniswapV2Router02,
+    uniswapV3Factory,
+    uniswapV3SwapRouter,
+    uniswapV3PositionManager,
   };
   return { contracts, tokens, templateTxs: txs };
 }
@@ -375,10 +490,6 @@ export function pairAddress(factory: Address, tokenA: Address, tokenB: Address):
   });
 }
 
-function sortTokens(a: Address, b: Address): [Address, Address] {
-  return BigInt(a) < BigInt(b) ? [a, b] : [b, a];
-}
-
 /** The pools seeded on every chain. */
 export function plannedPools(plan: Pick<DeploymentPlan, "contracts" | "tokens">): DevnetPool[] {
   const bySymbol = (s: string): Address => {
@@ -389,6 +500,63 @@ export function plannedPools(plan: Pick<DeploymentPlan, "contracts" | "tokens">)
   return POOLS.map((p) => {
     const [token0, token1] = sortTokens(bySymbol(p.a), bySymbol(p.b));
     return { name: p.name, pair: pairAddress(plan.contracts.uniswapV2Factory, token0, token1), token0, token1 };
+  });
+}
+
+/** What minting one V3 pool's full-range position takes: pool order, raw amounts, price and ticks. */
+interface V3PoolMint {
+  name: string;
+  token0: Address;
+  token1: Address;
+  fee: number;
+  tickSpacing: number;
+  tickLower: number;
+  tickUpper: number;
+  amount0: bigint;
+  amount1: bigint;
+  sqrtPriceX96: bigint;
+  /** The WETH the position takes (0 when neither token is WETH). */
+  wethAmount: bigint;
+}
+
+function v3PoolMint(p: (typeof V3_POOLS)[number], tokens: DevnetToken[]): V3PoolMint {
+  const token = (s: string): DevnetToken => {
+    const t = tokens.find((x) => x.symbol === s);
+    if (!t) throw new Error(`unknown token ${s}`);
+    return t;
+  };
+  const a = { token: token(p.a), amount: parseUnits(p.amountA, token(p.a).decimals) };
+  const b = { token: token(p.b), amount: parseUnits(p.amountB, token(p.b).decimals) };
+  const [x0, x1] = BigInt(a.token.address) < BigInt(b.token.address) ? [a, b] : [b, a];
+  const tickSpacing = V3_TICK_SPACING[p.fee];
+  if (tickSpacing === undefined) throw new Error(`no tick spacing for fee ${p.fee}`);
+  return {
+    name: p.name,
+    token0: x0.token.address,
+    token1: x1.token.address,
+    fee: p.fee,
+    tickSpacing,
+    ...fullRangeTicks(tickSpacing),
+    amount0: x0.amount,
+    amount1: x1.amount,
+    // The price is the ratio of the amounts deposited, in raw units (decimals included): token1 per token0.
+    sqrtPriceX96: encodeSqrtPriceX96(x1.amount, x0.amount),
+    wethAmount: [a, b].find((x) => x.token.symbol === "WETH")?.amount ?? 0n,
+  };
+}
+
+/** The Uniswap V3 pools of the deployment (in the template: the same state on every chain). */
+export function plannedV3Pools(plan: Pick<DeploymentPlan, "contracts" | "tokens">): DevnetV3Pool[] {
+  return V3_POOLS.map((p) => {
+    const m = v3PoolMint(p, plan.tokens);
+    return {
+      name: m.name,
+      pool: v3PoolAddress(plan.contracts.uniswapV3Factory, m.token0, m.token1, m.fee),
+      token0: m.token0,
+      token1: m.token1,
+      fee: m.fee,
+      tickSpacing: m.tickSpacing,
+    };
   });
 }
 

@@ -84,6 +84,7 @@ function layout(m: DevnetManifest) {
       contracts: c.contracts,
       tokens: c.tokens,
       pools: c.pools,
+      v3Pools: c.v3Pools,
       wrappedNativeToken: c.wrappedNativeToken,
     })),
   };

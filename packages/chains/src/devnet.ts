@@ -5,7 +5,7 @@ import type { Hex } from "viem";
 import { DEVNET_MNEMONIC, devnetAccounts } from "./accounts.ts";
 import { type AnvilNode, AnvilStartError, startAnvil } from "./anvil.ts";
 import { artifactVersions } from "./artifacts.ts";
-import { executeTxs, httpRpc, planDeployment, plannedPools, planPoolSeeding } from "./deploy.ts";
+import { executeTxs, httpRpc, planDeployment, plannedPools, plannedV3Pools, planPoolSeeding } from "./deploy.ts";
 import { DEVNET_WARNING, type DevnetChainManifest, type DevnetManifest, writeManifest } from "./manifest.ts";
 import { DEFAULT_DEVNET_CHAINS, DEFAULT_DEVNET_PORTS, devnetBlockTime, getChain } from "./registry.ts";
 import { layoutDigest, readMeta, sleepToNextSecondAfter, writeMeta } from "./state.ts";
@@ -59,7 +59,7 @@ function blockTimeFor(opt: StartDevnetOptions["blockTimeSec"], chainId: number):
 }
 
 /**
- * Starts one anvil per chain with the Across contracts, tokens and Uniswap V2 pools deployed and the
+ * Starts one anvil per chain with the Across contracts, tokens and Uniswap V2 and V3 pools deployed and the
  * devnet accounts funded, writes the manifest, and returns a handle to stop it all.
  *
  * Cold start (no saved state): the deployment template (see template.ts) is loaded into every chain and
@@ -85,7 +85,8 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
   const accounts = devnetAccounts();
   const plan = planDeployment(accounts);
   const pools = plannedPools(plan);
-  const layout = layoutDigest(plan, pools);
+  const v3Pools = plannedV3Pools(plan);
+  const layout = layoutDigest(plan, pools, v3Pools);
   const prevMeta = new Map(chainIds.map((id) => [id, persist ? readMeta(metaPath(id)) : undefined]));
 
   // Decide per chain: reload its saved state (warm) or start from the template (cold).
@@ -191,6 +192,7 @@ export async function startDevnet(opts: StartDevnetOptions): Promise<Devnet> {
       contracts: plan.contracts,
       tokens: plan.tokens,
       pools,
+      v3Pools,
     };
   };
 

@@ -19,6 +19,7 @@ export {
   type DevnetContracts,
   type DevnetPool,
   type DevnetToken,
+  type DevnetV3Pool,
   FILL_DEADLINE_BUFFER,
   httpRpc,
   INITIAL_DEPOSIT_ID,
@@ -71,3 +72,13 @@ export {
   devnetBlockTime,
   getChain,
 } from "./registry.ts";
+export {
+  encodeSqrtPriceX96,
+  encodeV3Path,
+  fullRangeTicks,
+  priceFromSqrtPriceX96,
+  V3_MAX_TICK,
+  V3_MIN_TICK,
+  V3_POOL_INIT_CODE_HASH,
+  v3PoolAddress,
+} from "./uniswapV3.ts";

@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import type { ChainEndpoint } from "@platform/kernel";
 import type { Address, Hex } from "viem";
 import type { DevnetAccounts } from "./accounts.ts";
-import type { DevnetContracts, DevnetPool, DevnetToken } from "./deploy.ts";
+import type { DevnetContracts, DevnetPool, DevnetToken, DevnetV3Pool } from "./deploy.ts";
 
 /** What the devnet serves on one chain. */
 export interface DevnetChainManifest {
@@ -22,7 +22,10 @@ export interface DevnetChainManifest {
   wrappedNativeToken: Address;
   contracts: DevnetContracts;
   tokens: DevnetToken[];
+  /** Uniswap V2 pairs. */
   pools: DevnetPool[];
+  /** Uniswap V3 pools (full-range liquidity), separate so that readers of `pools` keep seeing V2 pairs only. */
+  v3Pools: DevnetV3Pool[];
 }
 
 /** The deployment manifest written to `<dataDir>/devnet.json`. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Hex } from "viem";
-import type { DeploymentPlan, DevnetPool } from "./deploy.ts";
+import type { DeploymentPlan, DevnetPool, DevnetV3Pool } from "./deploy.ts";
 
 // Bookkeeping beside each chain's saved anvil state (<dataDir>/devnet/chain-<id>.meta.json).
 
@@ -26,8 +26,12 @@ export function writeMeta(path: string, meta: ChainMeta): void {
 }
 
 /** Digest of every address the deployment produces: a saved state is reusable only with the same layout. */
-export function layoutDigest(plan: Pick<DeploymentPlan, "contracts" | "tokens">, pools: DevnetPool[]): string {
-  const layout = JSON.stringify({ contracts: plan.contracts, tokens: plan.tokens, pools });
+export function layoutDigest(
+  plan: Pick<DeploymentPlan, "contracts" | "tokens">,
+  pools: DevnetPool[],
+  v3Pools: DevnetV3Pool[],
+): string {
+  const layout = JSON.stringify({ contracts: plan.contracts, tokens: plan.tokens, pools, v3Pools });
   return createHash("sha256").update(layout).digest("hex");
 }
 

@@ -10,7 +10,7 @@ import type { Address, Hex } from "viem";
 import { devnetAccounts } from "./accounts.ts";
 import { startAnvil } from "./anvil.ts";
 import { artifactsDigest } from "./artifacts.ts";
-import { executeTxs, httpRpc, planDeployment } from "./deploy.ts";
+import { executeTxs, httpRpc, planDeployment, plannedV3Pools } from "./deploy.ts";
 
 /**
  * The deployment runs once on a scratch anvil (the "template chain"); its account state (code, storage,
@@ -18,7 +18,8 @@ import { executeTxs, httpRpc, planDeployment } from "./deploy.ts";
  * That is valid because nothing in the template depends on the chain id: the SpokePool reads
  * `block.chainid` at run time and the EIP-712 contracts (Permit2, periphery, counterfactual) rebuild their
  * domain separator when the chain id differs from the one cached at construction. The Uniswap pairs do
- * bake the chain id into storage, so pools are created per chain (see `planPoolSeeding`).
+ * bake the chain id into storage, so V2 pools are created per chain (see `planPoolSeeding`); Uniswap V3 pools
+ * and positions do not, so they are part of the template.
  */
 const TEMPLATE_CHAIN_ID = 31337;
 
@@ -28,7 +29,7 @@ const require = createRequire(import.meta.url);
 function templateKey(): string {
   const h = createHash("sha256");
   h.update(artifactsDigest());
-  for (const file of ["deploy.ts", "template.ts", "accounts.ts"]) {
+  for (const file of ["deploy.ts", "template.ts", "accounts.ts", "uniswapV3.ts"]) {
     try {
       h.update(readFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url))));
     } catch {
@@ -77,7 +78,8 @@ export async function ensureTemplate(
   try {
     const rpc = httpRpc(node.rpcUrl);
     await executeTxs(rpc, TEMPLATE_CHAIN_ID, plan.templateTxs);
-    for (const [name, address] of Object.entries(plan.contracts)) {
+    const v3Pools = plannedV3Pools(plan).map((p): [string, Address] => [`Uniswap V3 pool ${p.name}`, p.pool]);
+    for (const [name, address] of [...Object.entries(plan.contracts), ...v3Pools]) {
       const code = await rpc<Hex>("eth_getCode", [address, "latest"]);
       if (code === "0x") throw new Error(`template deployment: no code at ${name} (${address})`);
     }

@@ -116,8 +116,8 @@ const base = (over: Record<string, string | number | boolean>) => ({
 
 describe("/swap/sources", () => {
   it("lists each chain's configured AMMs, sorted, and [] for a chain without (never a 500)", async () => {
-    expect((await t.get("/swap/sources")).body).toEqual(["uniswap_v2"]);
-    expect((await t.get("/swap/sources", { chainId: A })).body).toEqual(["uniswap_v2"]);
+    expect((await t.get("/swap/sources")).body).toEqual(["uniswap_v2", "uniswap_v3"]);
+    expect((await t.get("/swap/sources", { chainId: A })).body).toEqual(["uniswap_v2", "uniswap_v3"]);
     expect((await t.get("/swap/sources", { chainId: 137 })).body).toEqual([]);
     const bad = await t.get("/swap/sources", { chainId: 5 });
     expect(bad).toMatchObject({ status: 400, body: { code: "INVALID_PARAM", param: "chainId" } });
@@ -154,33 +154,38 @@ describe("/swap/approval route kinds, executed", () => {
     expect((await balanceOf(B, token(B, "USDC"), recipient)) - before).toBe(BigInt(body.expectedOutputAmount));
   });
 
-  it("any → bridgeable: WETH to USDC through swapAndBridge, the output scaled by what the swap returned", async () => {
-    const recipient = user(2).address;
-    const { status, body } = await swapQuote(
-      base({
-        amount: parseUnits("0.5", 18).toString(),
-        inputToken: token(A, "WETH"),
-        outputToken: token(B, "USDC"),
-        recipient,
-        slippage: "0.01",
-      }),
-    );
-    expect(status).toBe(200);
-    expect(body.crossSwapType).toBe("anyToBridgeable");
-    expect(body.steps.originSwap).toMatchObject({
-      swapProvider: { name: "uniswap", sources: ["uniswap_v2"] },
-      slippage: 0.01,
-    });
-    expect(body.swapTx.to.toLowerCase()).toBe(t.devnet.chain(A).contracts.spokePoolPeriphery.toLowerCase());
-    expect(body.checks.allowance.spender).toBe(body.swapTx.to);
-    const before = await balanceOf(B, token(B, "USDC"), recipient);
-    const { depositId } = await execute(body, user(0));
-    await filledStatus(depositId as bigint);
-    const received = (await balanceOf(B, token(B, "USDC"), recipient)) - before;
-    expect(received).toBeGreaterThanOrEqual(BigInt(body.minOutputAmount));
-    // Nobody traded in between: the swap returned what it was quoted, so the output is the expected one.
-    expect(received).toBe(BigInt(body.expectedOutputAmount));
-  });
+  it.each(["uniswap_v2", "uniswap_v3"])(
+    "any → bridgeable: WETH to USDC through swapAndBridge on %s, the output scaled by what the swap returned",
+    async (source) => {
+      const recipient = user(2).address;
+      const { status, body } = await swapQuote(
+        base({
+          amount: parseUnits("0.5", 18).toString(),
+          inputToken: token(A, "WETH"),
+          outputToken: token(B, "USDC"),
+          recipient,
+          slippage: "0.01",
+          includeSources: source,
+        }),
+      );
+      expect(status).toBe(200);
+      expect(body.crossSwapType).toBe("anyToBridgeable");
+      expect(body.steps.originSwap).toMatchObject({
+        swapProvider: { name: "uniswap", sources: [source] },
+        slippage: 0.01,
+      });
+      expect(body.swapTx.to.toLowerCase()).toBe(t.devnet.chain(A).contracts.spokePoolPeriphery.toLowerCase());
+      expect(body.checks.allowance.spender).toBe(body.swapTx.to);
+      const before = await balanceOf(B, token(B, "USDC"), recipient);
+      const { depositId } = await execute(body, user(0));
+      await filledStatus(depositId as bigint);
+      const received = (await balanceOf(B, token(B, "USDC"), recipient)) - before;
+      expect(received).toBeGreaterThanOrEqual(BigInt(body.minOutputAmount));
+      // Nobody traded in between: the swap returned what it was quoted (to the unit on V2; V3 rounds its
+      // square-root price in the pool's favour, a few units at most), so the output is the expected one.
+      expect(BigInt(body.expectedOutputAmount) - received).toBeLessThanOrEqual(source === "uniswap_v2" ? 0n : 10n);
+    },
+  );
 
   it("bridgeable → any: USDC to DAI, swapped on the destination by the MulticallHandler", async () => {
     const recipient = user(2).address;
@@ -258,16 +263,16 @@ describe("/swap/approval route kinds, executed", () => {
     );
   });
 
-  it("exactOutput to the native coin: exactly the amount of ETH; the unspent bridged USDC goes to the refund address", async () => {
-    const recipient = "0x00000000000000000000000000000000000E7001" as Address;
-    const refundAddress = "0x00000000000000000000000000000000000E7002" as Address;
-    const amount = parseUnits("0.05", 18);
+  it("exactOutput: exactly the amount of DAI; the unspent bridged USDC goes to the refund address", async () => {
+    const recipient = "0x00000000000000000000000000000000000e7001" as Address;
+    const refundAddress = "0x00000000000000000000000000000000000e7002" as Address;
+    const amount = parseUnits("75", 18);
     const { status, body } = await swapQuote(
       base({
         tradeType: "exactOutput",
         amount: amount.toString(),
         inputToken: token(A, "USDC"),
-        outputToken: zeroAddress,
+        outputToken: token(B, "DAI"),
         recipient,
         refundAddress,
       }),
@@ -276,8 +281,27 @@ describe("/swap/approval route kinds, executed", () => {
     expect(body).toMatchObject({ crossSwapType: "bridgeableToAny", expectedOutputAmount: amount.toString() });
     const { depositId } = await execute(body, user(0));
     await filledStatus(depositId as bigint);
-    expect(await balanceOf(B, zeroAddress, recipient)).toBe(amount);
+    expect(await balanceOf(B, token(B, "DAI"), recipient)).toBe(amount);
     expect(await balanceOf(B, token(B, "USDC"), refundAddress)).toBeGreaterThan(0n);
+  });
+
+  it("exactOutput to the native coin: exactly the amount of ETH", async () => {
+    const recipient = "0x00000000000000000000000000000000000e7003" as Address;
+    const amount = parseUnits("0.05", 18);
+    const { status, body } = await swapQuote(
+      base({
+        tradeType: "exactOutput",
+        amount: amount.toString(),
+        inputToken: token(A, "USDC"),
+        outputToken: zeroAddress,
+        recipient,
+      }),
+    );
+    expect(status).toBe(200);
+    expect(body.expectedOutputAmount).toBe(amount.toString());
+    const { depositId } = await execute(body, user(0));
+    await filledStatus(depositId as bigint);
+    expect(await balanceOf(B, zeroAddress, recipient)).toBe(amount);
   });
 });
 
@@ -417,6 +441,7 @@ describe("/swap/approval when the market moves", () => {
         outputToken: token(B, "USDC"),
         depositor: trader.address,
         slippage: "0.002",
+        includeSources: "uniswap_v2", // the pool the trader moves
       }),
     );
     expect(body.crossSwapType).toBe("anyToBridgeable");

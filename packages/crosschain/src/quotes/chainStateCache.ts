@@ -5,8 +5,8 @@
  * - the latest block (number, timestamp, base fee) and the fill gas price: `baseFee × 1.5 + eth_maxPriorityFeePerGas`
  *   (the anchor's default markups), or `eth_gasPrice` on chains without a base fee;
  * - the relayer's balance of every token (and of the native coin), in one Multicall3 call together with
- * - the reserves of the Uniswap V2 pairs between the chain's tokens (pairs found once through
- *   `factory.getPair`), from which the token prices are derived (see `prices.ts`);
+ * - the AMM pools between the chain's tokens (Uniswap V2 pairs and V3 pools, found once: `ammPools.ts`), which
+ *   the swap router routes over and from which the token prices are derived (see `prices.ts`);
  * - on the hub chain, the HubPool's pools and the config store's rate models (`hubPool.ts`);
  * - a `fillRelay` gas estimate per output token: `eth_estimateGas` of a small (100 unit) fill from the relayer,
  *   as the anchor simulates it, refreshed every `gasEstimateTtlMs`. When the relayer has not approved the
@@ -35,8 +35,8 @@ import {
   zeroAddress,
 } from "viem";
 import type { SpokeChain } from "../deployments.ts";
-import type { AmmPool } from "../domain/swap/ammPool.ts";
 import { createPoolIndex, type PoolIndex } from "../domain/swap/swapRouter.ts";
+import { discoverPools, type PoolRef, poolReadCalls, poolsFrom } from "./ammPools.ts";
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
 import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
@@ -148,8 +148,6 @@ const erc20Abi = parseAbi([
   "function allowance(address owner, address spender) view returns (uint256)",
 ]);
 const multicallAbi = parseAbi(["function getEthBalance(address) view returns (uint256)"]);
-const factoryAbi = parseAbi(["function getPair(address, address) view returns (address)"]);
-const pairAbi = parseAbi(["function getReserves() view returns (uint112, uint112, uint32)"]);
 let spokePoolAbi: readonly unknown[] | undefined;
 const spokeAbi = () => {
   spokePoolAbi ??= loadArtifact("Ethereum_SpokePool").abi as readonly unknown[];
@@ -168,9 +166,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** The source name of Uniswap V2 pools (the anchor's 0x/Uniswap name for them). */
-export const UNISWAP_V2_SOURCE = "uniswap_v2";
-
 const SLOT_PROBE_COUNT = 16n;
 const SLOT_PROBE_MARKER = 0x5a17_0000n;
 
@@ -184,7 +179,7 @@ interface ChainWorker {
   /** Other chain id used as the simulated origin. */
   simulatedOriginChainId: number;
   knownContracts: Set<string>;
-  pairs: { pair: Address; token0: string; token1: string; source: string; feePips: number }[];
+  pairs: PoolRef[];
   pairsCheckedAt: number;
   pairsComplete: boolean;
   /** Allowance storage slot per token (null: not found), for the state override of simulations. */
@@ -245,42 +240,9 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
   // --- pairs and prices --------------------------------------------------------------------------------
 
   async function discoverPairs(w: ChainWorker): Promise<void> {
-    const factory = w.chain.contracts.uniswapV2Factory;
-    if (!factory) {
-      w.pairsComplete = true;
-      w.pairsCheckedAt = Date.now();
-      return;
-    }
-    const tokens = w.chain.tokens;
-    const candidates: [string, string][] = [];
-    for (let i = 0; i < tokens.length; i++)
-      for (let j = i + 1; j < tokens.length; j++) candidates.push([tokens[i]!.address, tokens[j]!.address]);
-    const results = (await w.client.multicall({
-      contracts: candidates.map(([a, b]) => ({
-        address: factory,
-        abi: factoryAbi,
-        functionName: "getPair",
-        args: [a as Address, b as Address],
-      })),
-      allowFailure: true,
-      multicallAddress: w.multicallAddress,
-    })) as CallResult[];
-    const pairs: ChainWorker["pairs"] = [];
-    results.forEach((r, i) => {
-      const [a, b] = candidates[i] as [string, string];
-      if (r.status === "success" && typeof r.result === "string" && lower(r.result) !== zeroAddress) {
-        const [token0, token1] = BigInt(a) < BigInt(b) ? [a, b] : [b, a];
-        pairs.push({
-          pair: getAddress(r.result),
-          token0: lower(token0),
-          token1: lower(token1),
-          source: UNISWAP_V2_SOURCE,
-          feePips: 3000,
-        });
-      }
-    });
-    w.pairs = pairs;
-    w.pairsComplete = pairs.length === candidates.length;
+    const found = await discoverPools(w.client, w.chain, w.multicallAddress);
+    w.pairs = found.pools;
+    w.pairsComplete = found.complete;
     w.pairsCheckedAt = Date.now();
   }
 
@@ -447,7 +409,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
             { address: w.multicallAddress, abi: multicallAbi, functionName: "getEthBalance", args: [relayer] },
           ]
         : [];
-      const reserveCalls = w.pairs.map((p) => ({ address: p.pair, abi: pairAbi, functionName: "getReserves" }));
+      const reserveCalls = poolReadCalls(w.pairs);
       const isHub = hubChain?.chainId === chainId;
       const hubCalls = isHub ? hubPoolCalls(w.chain) : [];
       const calls = [...balanceCalls, ...reserveCalls, ...hubCalls];
@@ -479,14 +441,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
         const native = results[tokens.length];
         if (native?.status === "success") relayerNativeBalance = native.result as bigint;
       }
-      const pools: AmmPool[] = [];
-      w.pairs.forEach((p, i) => {
-        const r = results[balanceCalls.length + i];
-        if (r?.status === "success") {
-          const [reserve0, reserve1] = r.result as readonly [bigint, bigint, number];
-          pools.push({ ...p, address: p.pair, reserve0, reserve1 });
-        }
-      });
+      const pools = poolsFrom(w.pairs, results.slice(balanceCalls.length, balanceCalls.length + reserveCalls.length));
       const native = wrappedNativeOf(w.chain);
       const prices = derivePrices({
         tokens,

@@ -8,7 +8,17 @@ import type { SpokeChain } from "../deployments.ts";
 /** Which contract makes a chain a source, and the source's name. */
 const SOURCE_BY_FACTORY: Readonly<Record<string, string>> = {
   uniswapV2Factory: "uniswap_v2",
+  uniswapV3Factory: "uniswap_v3",
 };
+/** The contract (by its name in the chain's contracts) that executes a source's paths. */
+const ROUTER_BY_SOURCE: Readonly<Record<string, string>> = {
+  uniswap_v2: "uniswapV2Router02",
+  uniswap_v3: "uniswapV3SwapRouter",
+};
+
+/** The router of `source` on `chain`, when it has one. */
+export const routerOf = (chain: SpokeChain, source: string): `0x${string}` | undefined =>
+  chain.contracts[ROUTER_BY_SOURCE[source] ?? ""];
 
 /** Sources configured on `chain`, sorted. */
 export function swapSourcesOf(chain: SpokeChain): string[] {

@@ -19,13 +19,13 @@ import {
   type HandlerCall,
 } from "../domain/swap/embeddedActions.ts";
 import { MAX_SLIPPAGE, type SlippageRequest } from "../domain/swap/slippage.ts";
-import { findBestRoute, type SwapKind } from "../domain/swap/swapRouter.ts";
+import { findBestRoute, type SwapKind, type SwapRoute } from "../domain/swap/swapRouter.ts";
 import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
-import { resolveSourceNames, swapSourcesOf } from "../quotes/swapSources.ts";
+import { resolveSourceNames, routerOf, swapSourcesOf } from "../quotes/swapSources.ts";
 import type { SuggestedFeesService } from "./suggestedFees.ts";
 import {
   type DraftDestination,
@@ -222,7 +222,14 @@ export function createSwapApprovalService(
     ): SwapMarket => ({
       route(chainId, tokenIn, tokenOut, amountWanted, kind: SwapKind) {
         const index = stateOf(chainId).pools;
-        const params = { tokenIn, tokenOut, includeSources, excludeSources };
+        // The native coin is delivered by V2's swap…ForETH only (V3's router returns the wrapped token).
+        const nativeLeg = outputToken.native && chainId === destination.chainId && tokenOut === outputToken.erc20;
+        const params = {
+          tokenIn,
+          tokenOut,
+          includeSources,
+          excludeSources: nativeLeg ? [...(excludeSources ?? []), "uniswap_v3"] : excludeSources,
+        };
         const found = findBestRoute(index, { ...params, amount: amountWanted, kind });
         if (found) {
           if (found.depthShareWad <= MAX_DEPTH_SHARE_WAD) return found;
@@ -262,15 +269,18 @@ export function createSwapApprovalService(
     type MessagePlan = { recipient: Address; message: `0x${string}` | undefined };
     const refundOnOrigin = (hasDestinationSwap: boolean) => r.refundOnOrigin ?? !hasDestinationSwap;
     const messageOf = (
-      dest: { kind: SwapKind; path: readonly string[]; amount: bigint } | undefined,
+      dest: { kind: SwapKind; route: SwapRoute; amount: bigint } | undefined,
       fee: bigint,
     ): MessagePlan => {
+      const router = dest && routerOf(destination, dest.route.source);
       const parts = {
         swap: dest
           ? {
-              router: destination.contracts.uniswapV2Router02 as Address,
+              router: router as Address,
+              source: dest.route.source,
+              fees: dest.route.pools.map((p) => p.feePips),
               kind: dest.kind,
-              path: dest.path.map((a) => getAddress(a)),
+              path: dest.route.path.map((a) => getAddress(a)),
               amount: dest.amount,
               deadline: 0, // set below from the quote's fill deadline
               nativeOut: outputToken.native,
@@ -281,7 +291,7 @@ export function createSwapApprovalService(
       };
       if (!needsDestinationMessage(parts)) return { recipient, message: undefined };
       const handler = destination.multicallHandler;
-      if (!handler || (dest && !destination.contracts.uniswapV2Router02)) {
+      if (!handler || (dest && !router)) {
         throw new QuoteRefusedError(
           `Chain ${destination.chainId} cannot run destination swaps or actions`,
           "SWAP_QUOTE_UNAVAILABLE",
@@ -304,7 +314,7 @@ export function createSwapApprovalService(
     let swapDeadline = Number(destinationState.blockTimestamp) + quotes.settings.fillDeadlineBufferSec;
     const draftMessage = (draft: DraftDestination | undefined) =>
       messageOf(
-        draft ? { kind: draft.kind, path: draft.route.path, amount: draft.amount } : undefined,
+        draft ? { kind: draft.kind, route: draft.route, amount: draft.amount } : undefined,
         appFee > 0 ? 1n : 0n,
       );
     const planFor = async (route: { originToken: string; destinationToken: string }, withMessage: boolean) => {
@@ -365,7 +375,7 @@ export function createSwapApprovalService(
     const hasDestinationSwap = plan.destination !== undefined;
     const finalMessage = messageOf(
       plan.destination
-        ? { kind: plan.destination.kind, path: plan.destination.route.path, amount: plan.destination.minOutputAmount }
+        ? { kind: plan.destination.kind, route: plan.destination.route, amount: plan.destination.minOutputAmount }
         : undefined,
       plan.appFee,
     );
@@ -386,7 +396,7 @@ export function createSwapApprovalService(
       {
         spokePool: origin.spokePool,
         spokePoolPeriphery: origin.contracts.spokePoolPeriphery,
-        uniswapV2Router02: origin.contracts.uniswapV2Router02,
+        router: plan.origin && routerOf(origin, plan.origin.route.source),
         swapProxy: origin.contracts.swapProxy,
       },
       { integratorId: r.integratorId, swapDeadline: quoteTimestamp + QUOTE_VALIDITY_SEC, inputToken },

@@ -7,7 +7,12 @@ import { loadConfig } from "./loadConfig.ts";
 describe("developmentDefaults", () => {
   it("names each unsafe default in effect with what to set in production", () => {
     const found = developmentDefaults(loadConfig({ env: {} }));
-    expect(found.map((d) => d.option)).toEqual(["DEVNET", "CROSSCHAIN_RELAYER_KEY", "DATABASE_URL"]);
+    expect(found.map((d) => d.option)).toEqual([
+      "DEVNET",
+      "CROSSCHAIN_RELAYER_KEY",
+      "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+      "DATABASE_URL",
+    ]);
     for (const d of found) {
       expect(d.risk).toContain(d.option);
       expect(d.production).toContain(d.option === "CROSSCHAIN_RELAYER_KEY" ? "CROSSCHAIN_RELAYER" : d.option);
@@ -21,6 +26,15 @@ describe("developmentDefaults", () => {
       CROSSCHAIN_RELAYER_KEY: `0x${"11".repeat(32)}`,
     };
     expect(developmentDefaults(loadConfig({ env: production }))).toEqual([]);
+  });
+
+  it("warns of the devnet signer key only when crosschain runs on the devnet without a deposit-address key", () => {
+    const keyWarning = (env: Record<string, string>) =>
+      developmentDefaults(loadConfig({ env })).some((d) => d.option === "CROSSCHAIN_DEPOSIT_ADDRESS_KEY");
+    expect(keyWarning({})).toBe(true);
+    expect(keyWarning({ DEVNET: "false" })).toBe(false);
+    expect(keyWarning({ SERVICES: "wearables" })).toBe(false);
+    expect(keyWarning({ CROSSCHAIN_DEPOSIT_ADDRESS_KEY: `0x${"22".repeat(32)}` })).toBe(false);
   });
 
   it("warns of the devnet relayer key only when the crosschain relayer runs on the devnet without a key", () => {

@@ -37,6 +37,13 @@ export function developmentDefaults(config: Config): DevelopmentDefault[] {
       production: "CROSSCHAIN_RELAYER_KEY=<the relayer's own private key>, or CROSSCHAIN_RELAYER=false",
     });
   }
+  if (config.devnet && (config.services as string[]).includes("crosschain") && !config.crosschainDepositAddressKey) {
+    found.push({
+      option: "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+      risk: "CROSSCHAIN_DEPOSIT_ADDRESS_KEY is unset: deposit addresses are signed for and emptied with the devnet's signer account, a publicly known key",
+      production: "CROSSCHAIN_DEPOSIT_ADDRESS_KEY=<the CounterfactualBeacon signer's private key>",
+    });
+  }
   if (!config.databaseUrl) {
     found.push({
       option: "DATABASE_URL",

@@ -25,12 +25,16 @@ import {
   encodeApprove,
   encodeRouterSwap,
   encodeTransfer,
-  ROUTER_ARG_OFFSET,
+  routerArgOffsets,
 } from "./swapCalldata.ts";
 
 /** The destination swap of a quote, as the handler runs it. */
 export interface DestinationSwapCall {
   router: Address;
+  /** The source whose router runs the path. */
+  source: string;
+  /** Each hop's pool fee (millionths). */
+  fees: readonly number[];
   kind: "exactInput" | "exactOutput";
   /** Token path (the bridged token first). */
   path: readonly Address[];
@@ -66,13 +70,14 @@ export function destinationCalls(p: DestinationMessageParameters): HandlerCall[]
   const handlerKeepsOutput = !p.swap || fee !== undefined || actions.length > 0;
   if (p.swap) {
     const s = p.swap;
-    const balanceOf = [{ token: p.bridgedToken, offset: 0n }];
     calls.push(
       makeCallWithBalanceCall(p.multicallHandler, p.bridgedToken, encodeApprove(s.router, 0n), 0n, [
         { token: p.bridgedToken, offset: APPROVE_AMOUNT_OFFSET },
       ]),
     );
     const swapData = encodeRouterSwap({
+      source: s.source,
+      fees: s.fees,
       kind: s.kind,
       // exactInput: (balance, least output); exactOutput: (exact output, balance as the most input).
       amount: s.kind === "exactInput" ? 0n : s.amount,
@@ -82,15 +87,10 @@ export function destinationCalls(p: DestinationMessageParameters): HandlerCall[]
       deadline: s.deadline,
       nativeOut: s.nativeOut,
     });
-    const offset = s.kind === "exactInput" ? ROUTER_ARG_OFFSET.amount : ROUTER_ARG_OFFSET.limit;
+    const offsets = routerArgOffsets(s.source);
+    const offset = s.kind === "exactInput" ? offsets.amount : offsets.limit;
     calls.push(
-      makeCallWithBalanceCall(
-        p.multicallHandler,
-        s.router,
-        swapData,
-        0n,
-        balanceOf.map((b) => ({ ...b, offset })),
-      ),
+      makeCallWithBalanceCall(p.multicallHandler, s.router, swapData, 0n, [{ token: p.bridgedToken, offset }]),
     );
   }
   if (fee) calls.push({ target: p.outputToken, callData: encodeTransfer(fee.recipient, fee.amount), value: 0n });

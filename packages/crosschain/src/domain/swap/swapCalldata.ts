@@ -4,7 +4,7 @@
  * transfers, and the anchor's calldata tags. ABIs are written out here (the few functions used) so that this
  * module stays pure; `swapCalldata.test.ts` checks every selector against the deployed artifacts.
  */
-import { type Address, concat, encodeFunctionData, type Hex, pad, parseAbi } from "viem";
+import { type Address, concat, encodeFunctionData, encodePacked, type Hex, pad, parseAbi } from "viem";
 
 export const spokePoolDepositAbi = parseAbi([
   "function deposit(bytes32 depositor, bytes32 recipient, bytes32 inputToken, bytes32 outputToken, uint256 inputAmount, uint256 outputAmount, uint256 destinationChainId, bytes32 exclusiveRelayer, uint32 quoteTimestamp, uint32 fillDeadline, uint32 exclusivityParameter, bytes message) payable",
@@ -22,6 +22,13 @@ export const uniswapV2RouterAbi = parseAbi([
   "function swapTokensForExactTokens(uint256 amountOut, uint256 amountInMax, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
   "function swapExactTokensForETH(uint256 amountIn, uint256 amountOutMin, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
   "function swapTokensForExactETH(uint256 amountOut, uint256 amountInMax, address[] path, address to, uint256 deadline) returns (uint256[] amounts)",
+]);
+
+export const uniswapV3RouterAbi = parseAbi([
+  "struct ExactInputParams { bytes path; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; }",
+  "struct ExactOutputParams { bytes path; address recipient; uint256 deadline; uint256 amountOut; uint256 amountInMaximum; }",
+  "function exactInput(ExactInputParams params) payable returns (uint256 amountOut)",
+  "function exactOutput(ExactOutputParams params) payable returns (uint256 amountIn)",
 ]);
 
 export const erc20WriteAbi = parseAbi([
@@ -117,21 +124,65 @@ export function encodeSwapAndBridge(f: SwapAndBridgeFields): Hex {
   });
 }
 
-/** One Uniswap V2 router swap along `path`. */
+/** One router swap along `path`, on the router of `source`. */
 export interface RouterSwapFields {
+  /** `uniswap_v2` (UniswapV2Router02) or `uniswap_v3` (V3 SwapRouter). */
+  source: string;
   kind: "exactInput" | "exactOutput";
   /** exactInput: the input; exactOutput: the output wanted. */
   amount: bigint;
   /** exactInput: the least output; exactOutput: the most input. */
   limit: bigint;
   path: readonly Address[];
+  /** Each hop's pool fee in millionths (V3 paths name their pools by fee). */
+  fees: readonly number[];
   to: Address;
   deadline: number;
-  /** Deliver the native coin (the path ends in the wrapped native token). */
+  /** Deliver the native coin (the path ends in the wrapped native token; V2 only). */
   nativeOut?: boolean;
 }
 
+/** A V3 path: token, fee, token, …; reversed for an exact output (the router walks it from the output). */
+export function encodeV3Path(
+  path: readonly Address[],
+  fees: readonly number[],
+  kind: "exactInput" | "exactOutput",
+): Hex {
+  const tokens = kind === "exactInput" ? [...path] : [...path].reverse();
+  const hopFees = kind === "exactInput" ? [...fees] : [...fees].reverse();
+  const types: ("address" | "uint24")[] = [];
+  const values: (Address | number)[] = [];
+  tokens.forEach((token, i) => {
+    types.push("address");
+    values.push(token);
+    if (i < hopFees.length) {
+      types.push("uint24");
+      values.push(hopFees[i] as number);
+    }
+  });
+  return encodePacked(types, values);
+}
+
 export function encodeRouterSwap(f: RouterSwapFields): Hex {
+  if (f.source === "uniswap_v3") {
+    if (f.nativeOut) throw new RangeError("V3 swaps deliver the wrapped token only");
+    const path = encodeV3Path(f.path, f.fees, f.kind);
+    return f.kind === "exactInput"
+      ? encodeFunctionData({
+          abi: uniswapV3RouterAbi,
+          functionName: "exactInput",
+          args: [
+            { path, recipient: f.to, deadline: BigInt(f.deadline), amountIn: f.amount, amountOutMinimum: f.limit },
+          ],
+        })
+      : encodeFunctionData({
+          abi: uniswapV3RouterAbi,
+          functionName: "exactOutput",
+          args: [
+            { path, recipient: f.to, deadline: BigInt(f.deadline), amountOut: f.amount, amountInMaximum: f.limit },
+          ],
+        });
+  }
   const functionName =
     f.kind === "exactInput"
       ? f.nativeOut
@@ -147,8 +198,15 @@ export function encodeRouterSwap(f: RouterSwapFields): Hex {
   });
 }
 
-/** Byte offset of a router swap's first and second argument (what a balance replacement overwrites). */
-export const ROUTER_ARG_OFFSET = { amount: 4n, limit: 36n } as const;
+/**
+ * Byte offsets of a router swap's amount and limit in its calldata (what a balance replacement overwrites):
+ * V2 takes them as its first two arguments; V3 in its params tuple (selector, tuple offset, then the tuple's
+ * head: path offset, recipient, deadline, amount, limit).
+ */
+export function routerArgOffsets(source: string): { amount: bigint; limit: bigint } {
+  return source === "uniswap_v3" ? { amount: 132n, limit: 164n } : { amount: 4n, limit: 36n };
+}
+
 /** Byte offset of `approve`'s amount. */
 export const APPROVE_AMOUNT_OFFSET = 36n;
 

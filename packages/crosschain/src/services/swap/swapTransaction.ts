@@ -29,7 +29,8 @@ const UNSIMULATED_GAS = { deposit: 120_000n, swapAndBridge: 300_000n } as const;
 export interface OriginContracts {
   spokePool: Address;
   spokePoolPeriphery?: Address;
-  uniswapV2Router02?: Address;
+  /** The router of the origin swap's source. */
+  router?: Address;
   swapProxy?: Address;
 }
 
@@ -89,14 +90,16 @@ export function buildOriginTransaction(
       kind: "deposit",
     };
   }
-  const { spokePoolPeriphery, uniswapV2Router02, swapProxy } = contracts;
-  if (!spokePoolPeriphery || !uniswapV2Router02 || !swapProxy) {
+  const { spokePoolPeriphery, router, swapProxy } = contracts;
+  if (!spokePoolPeriphery || !router || !swapProxy) {
     throw new QuoteRefusedError(
       `Origin swaps are not available on chain ${chainId}: it has no SpokePoolPeriphery or router`,
       "SWAP_QUOTE_UNAVAILABLE",
     );
   }
   const routerCalldata = encodeRouterSwap({
+    source: plan.origin.route.source,
+    fees: plan.origin.route.pools.map((p) => p.feePips),
     kind: "exactInput",
     amount: plan.origin.inputAmount,
     limit: plan.origin.minOutputAmount,
@@ -108,7 +111,7 @@ export function buildOriginTransaction(
   const data = encodeSwapAndBridge({
     deposit,
     swapToken: plan.origin.tokenIn.erc20,
-    exchange: uniswapV2Router02,
+    exchange: router,
     swapTokenAmount: plan.origin.inputAmount,
     minExpectedInputTokenAmount: plan.bridge.quotedInputAmount,
     routerCalldata,
