@@ -1,6 +1,6 @@
 /**
  * What a fill costs the relayer, in output-token units, from the warm chain state (no RPC): the cached
- * `fillRelay` gas × the destination's fill gas price, converted through the token's price in native,
+ * `fillRelay` gas (or the caller's simulated gas of this very fill) × the destination's fill gas price, converted through the token's price in native,
  * plus the LP fee, which Across withholds from the relayer's refund (refund = input − LP fee).
  */
 
@@ -12,7 +12,7 @@ import type { ChainStateCache } from "./chainStateCache.ts";
 import { lpPoolFor } from "./hubPool.ts";
 
 export function createFillCostEstimator(cache: ChainStateCache, chains: readonly SpokeChain[]) {
-  return async (deposit: PendingDeposit): Promise<bigint | undefined> => {
+  return async (deposit: PendingDeposit, gasUnits?: bigint): Promise<bigint | undefined> => {
     const state = cache.snapshot().chains.get(deposit.destinationChainId);
     // relayData addresses are bytes32 (left-padded EVM addresses).
     const token = `0x${deposit.relayData.outputToken.slice(-40)}`.toLowerCase();
@@ -20,7 +20,7 @@ export function createFillCostEstimator(cache: ChainStateCache, chains: readonly
     const gas = state?.fillGas.get(token);
     const priceInNative = state?.prices.inNative.get(token);
     if (!state || !gas || !priceInNative || decimals === undefined) return undefined;
-    const costNative = gas.gasUnits * state.gasPrice;
+    const costNative = (gasUnits ?? gas.gasUnits) * state.gasPrice;
     const gasCost = (costNative * 10n ** BigInt(decimals)) / priceInNative;
     const input = findToken(chains, deposit.originChainId, `0x${deposit.relayData.inputToken.slice(-40)}`);
     if (!input) return gasCost;

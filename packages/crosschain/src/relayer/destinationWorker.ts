@@ -5,7 +5,7 @@
  */
 import type { Address, Hex } from "viem";
 import { findToken } from "../deployments.ts";
-import { bytes32ToAddress } from "../domain/relayHash.ts";
+import { bytes32ToAddress, isMessageEmpty } from "../domain/relayHash.ts";
 import { FillStatus } from "./chainReader.ts";
 import { type Check, checkEligibility, checkFunds, checkProfitability } from "./decision.ts";
 import type { Fees } from "./fees.ts";
@@ -137,10 +137,31 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     if (!tokenFunds.ok) return skip(d, tokenFunds);
     if ((await ensureAllowance(s, token, reserved + outputAmount)) === "halt") return "halt";
     let gas: bigint;
+    let simulatedGas: bigint;
     try {
-      gas = gasLimit(env, await reader.estimateFillGas(d));
+      simulatedGas = await reader.estimateFillGas(d);
+      gas = gasLimit(env, simulatedGas);
     } catch (error) {
       return skip(d, { ok: false, reason: "simulation-failed", detail: shortError(error) });
+    }
+    if (!isMessageEmpty(fillTerms(d).message) && env.estimateFillCost) {
+      // A message's calls (a destination swap, actions) cost gas the cached plain-fill estimate leaves out:
+      // the fill must pay for the gas it really takes.
+      let messageCost: bigint | undefined;
+      try {
+        messageCost = await env.estimateFillCost(d, simulatedGas);
+      } catch (error) {
+        return skip(d, { ok: false, reason: "unprofitable", detail: `fill cost unknown: ${shortError(error)}` });
+      }
+      const again = checkProfitability({
+        inputAmount: rd.inputAmount,
+        inputDecimals: tokenIn.decimals,
+        outputAmount,
+        outputDecimals: tokenOut.decimals,
+        fillCost: messageCost ?? 0n,
+        marginBps: env.marginBps,
+      });
+      if (!again.ok) return skip(d, again);
     }
     s.fees ??= await reader.marketFees();
     s.native ??= await reader.nativeBalance();

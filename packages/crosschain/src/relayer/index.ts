@@ -37,8 +37,11 @@ export interface StartRelayerParameters {
   /** Required profit over gas cost, in bps of the input amount. */
   marginBps: number;
   isRouteEnabled(route: Route): boolean;
-  /** Fill cost in output-token units for this deposit (gas × gas price converted), or undefined to ignore gas. */
-  estimateFillCost?(deposit: PendingDeposit): Promise<bigint | undefined>;
+  /**
+   * Fill cost in output-token units for this deposit (gas × gas price converted), or undefined to ignore gas;
+   * `gasUnits`, when given, is the fill's simulated gas (a message fill's calls included).
+   */
+  estimateFillCost?(deposit: PendingDeposit, gasUnits?: bigint): Promise<bigint | undefined>;
   /** Only these destination chains (default all with a SpokePool). */
   destinationChainIds?: number[];
   /** Delays and limits (defaults in README). */

@@ -8,7 +8,7 @@ import { loadArtifact, manifestToken } from "@platform/chains";
 import { type DevnetFixture, useDevnet } from "@platform/chains/testing";
 import { createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
 import { createTestDatabase } from "@platform/kernel/testing";
-import { erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
+import { encodeFunctionData, erc20Abi, type Hex, maxUint256, parseUnits } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { addressToBytes32 } from "../domain/relayHash.ts";
 import { crosschainService } from "../index.ts";
@@ -20,6 +20,7 @@ import {
   fixtureChains,
   intentOf,
   type MadeDeposit,
+  multicallInstructions,
   rpc,
   speedUpAndIndex,
   spokeAbi,
@@ -260,6 +261,46 @@ describe("relayer", () => {
       expect(await intentOf(db, d)).toBeUndefined();
     }
     expect(r.status.sent).toBe(4);
+  });
+
+  it("prices a message fill by its simulated gas: a fee that covers a plain fill but not the message's calls is skipped", async () => {
+    const f = devnet();
+    const handler = f.chain(B).contracts.multicallHandler as `0x${string}`;
+    const recipient = f.accounts.users[2]!.address;
+    // One unit of cost per gas unit; without a simulated gas (a plain fill's check) the cost is 0.
+    const estimateFillCost = async (_d: unknown, gasUnits?: bigint) => gasUnits ?? 0n;
+    const fee = 60_000n; // more than a plain fill's ~50k gas, less than the message fill's
+    const usdcB = manifestToken(f.chain(B), "USDC").address;
+    const calls = Array.from({ length: 8 }, (_, i) => ({
+      target: usdcB,
+      // Fresh allowances: a storage write each.
+      callData: encodeFunctionData({
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [`0x${(i + 1).toString(16).padStart(40, "0")}`, 1n],
+      }),
+      value: 0n,
+    }));
+    const withMessage = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("10"),
+      outputAmount: usdc("10") - fee,
+      recipient: handler,
+      message: multicallInstructions(recipient, calls),
+    });
+    const plain = await depositAndIndex(f, db, {
+      origin: A,
+      destination: B,
+      inputAmount: usdc("10"),
+      outputAmount: usdc("10") - fee,
+      recipient,
+    });
+    const r = start({ marginBps: 0, estimateFillCost });
+    await waitFor("the plain deposit filled", confirmed(plain));
+    await waitFor("the message deposit skipped as unprofitable", () => (r.status.skips.unprofitable ?? 0) > 0);
+    expect(await intentOf(db, withMessage)).toBeUndefined();
+    expect(await fillStatusOf(f, B, withMessage.relayHash)).toBe(0);
   });
 
   it("fills a sped-up deposit with the depositor's signed terms (fillRelayWithUpdatedDeposit)", async () => {

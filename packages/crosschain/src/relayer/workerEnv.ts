@@ -71,7 +71,7 @@ export interface WorkerEnv {
   tuning: Required<RelayerTuning>;
   marginBps: number;
   isRouteEnabled(route: Route): boolean;
-  estimateFillCost?(deposit: PendingDeposit): Promise<bigint | undefined>;
+  estimateFillCost?(deposit: PendingDeposit, gasUnits?: bigint): Promise<bigint | undefined>;
   tracked: Map<Hex, Tracked>;
 }
 
