@@ -430,7 +430,137 @@ describe("/swap/approval bad input", () => {
   });
 });
 
+describe("/swap/approval fuzzed", () => {
+  it("answers 300 random parameter sets (and random action bodies) with 200 or a ServiceApiError, never a 5xx", async () => {
+    let seed = 20_261_127;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
+    const tokens = [
+      token(A, "USDC"),
+      token(A, "WETH"),
+      token(B, "DAI"),
+      token(B, "USDT"),
+      zeroAddress,
+      "0x000000000000000000000000000000000000bEEF",
+      "0x123",
+      "",
+      "USDC",
+    ];
+    const addresses = [user(0).address, user(2).address, "0xnot-an-address", "", zeroAddress];
+    const candidates: Record<string, readonly unknown[]> = {
+      tradeType: ["exactInput", "minOutput", "exactOutput", "bestEffort", ""],
+      amount: ["1", "100000000", "9".repeat(78), "-5", "1e18", "0x10", "", "abc", "1.5", "250000000000000000000"],
+      inputToken: tokens,
+      outputToken: tokens,
+      originChainId: [A, B, 1, 999_999, "abc", -1],
+      destinationChainId: [B, A, 137, 0, "x"],
+      depositor: addresses,
+      recipient: addresses,
+      refundAddress: addresses,
+      refundOnOrigin: [true, false, "maybe"],
+      slippage: ["auto", "0.01", "0.6", "-1", "x", "NaN", "Infinity", "1e-3", "0"],
+      appFee: [0.01, 1, -1, "x", 2, 0],
+      appFeeRecipient: addresses,
+      integratorId: ["0xdead", "0x1", "zz", "0xDEADBEEF"],
+      includeSources: ["uniswap_v2", "uniswap", "curve", ""],
+      excludeSources: ["uniswap_v3", "nope"],
+      skipChecks: [true, false, "maybe"],
+      skipOriginTxEstimation: [true, false],
+      strictTradeType: [true, false],
+      routingPreference: ["default", "across", "cheapest"],
+    };
+    const codes = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const query: Record<string, string | number | boolean> = {};
+      for (const [name, values] of Object.entries(candidates)) {
+        // Required parameters are present most of the time; optional ones now and then.
+        const required = ["amount", "inputToken", "outputToken", "originChainId", "destinationChainId", "depositor"];
+        if (random() < (required.includes(name) ? 0.93 : 0.25)) query[name] = pick(values) as string;
+      }
+      const body =
+        random() < 0.2
+          ? {
+              actions: [
+                pick([
+                  {
+                    target: token(B, "DAI"),
+                    functionSignature: "function transfer(address,uint256)",
+                    args: [{ value: user(1).address }, { value: "1" }],
+                  },
+                  { target: "0x1", functionSignature: "function f(", args: [] },
+                  {
+                    target: token(B, "DAI"),
+                    functionSignature: "function transfer(address,uint256)",
+                    args: [{ value: [1, [2]] }],
+                  },
+                  { target: token(B, "DAI"), isNativeTransfer: true, value: "-1" },
+                  "not an action",
+                ]),
+              ],
+            }
+          : undefined;
+      const { status, body: answer } = await swapQuote(query, body);
+      expect(status, JSON.stringify({ query, body, answer })).toBeLessThan(500);
+      if (status !== 200) {
+        expect(answer).toMatchObject({ type: "ServiceApiError", status, code: expect.stringMatching(/^[A-Z_]+$/) });
+        codes.add(answer.code);
+      }
+    }
+    // The fuzz reached the service's own refusals, not only the schema's.
+    expect([...codes]).toEqual(expect.arrayContaining(["INVALID_PARAM"]));
+    expect(codes.size).toBeGreaterThan(2);
+  });
+});
+
 describe("/swap/approval when the market moves", () => {
+  it("a destination swap whose pool moved below the minimum fails in the handler: the bridged USDC is refunded on the destination", async () => {
+    const refundAddress = "0x00000000000000000000000000000000000ad0e1" as Address;
+    const recipient = "0x00000000000000000000000000000000000ad0e2" as Address;
+    const { body } = await swapQuote(
+      base({
+        amount: parseUnits("500", 6).toString(),
+        inputToken: token(A, "USDC"),
+        outputToken: token(B, "DAI"),
+        recipient,
+        refundAddress,
+        slippage: "0.002",
+        includeSources: "uniswap_v2", // the pool the trader moves
+      }),
+    );
+    expect(body.crossSwapType).toBe("bridgeableToAny");
+    // Someone buys a lot of DAI on the destination pool before the fill.
+    const trader = user(1);
+    const wallet = t.devnet.walletClient(B, { ...trader } as never);
+    const client = t.devnet.publicClient(B);
+    const router = t.devnet.chain(B).contracts.uniswapV2Router02 as Address;
+    await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: token(B, "USDC"),
+        abi: erc20Abi,
+        functionName: "approve",
+        args: [router, maxUint256],
+      }),
+    });
+    const now = Number((await client.getBlock()).timestamp);
+    const moved = await client.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: router,
+        abi: uniswapV2RouterAbi,
+        functionName: "swapExactTokensForTokens",
+        args: [parseUnits("50000", 6), 0n, [token(B, "USDC"), token(B, "DAI")], trader.address, BigInt(now + 600)],
+        gas: 300_000n,
+      }),
+    });
+    expect(moved.status).toBe("success");
+    const { depositId } = await execute(body, user(0));
+    expect((await filledStatus(depositId as bigint)).actionsSucceeded).toBe(false);
+    expect(await balanceOf(B, token(B, "DAI"), recipient)).toBe(0n);
+    expect(await balanceOf(B, token(B, "USDC"), refundAddress)).toBe(BigInt(body.steps.bridge.outputAmount));
+  });
+
   it("an origin swap whose pool moved below the minimum reverts, and the depositor keeps the input", async () => {
     const trader = user(1);
     const [usdt, usdc] = [token(A, "USDT"), token(A, "USDC")];

@@ -156,7 +156,7 @@ export function createSwapApprovalService(
     // --- parameters -------------------------------------------------------------------------------------
     const tradeType = r.tradeType ?? "exactInput";
     const amount = BigInt(r.amount);
-    if (amount < 1n) throw invalid("amount must be a positive integer", "amount");
+    if (amount < 1n || amount >= 2n ** 256n) throw invalid("amount must be a positive integer below 2^256", "amount");
     if (r.originChainId === r.destinationChainId) {
       throw invalid("Origin and destination chains cannot be the same", "destinationChainId");
     }
