@@ -450,35 +450,55 @@ describe("/swap/approval fuzzed", () => {
       "USDC",
     ];
     const addresses = [user(0).address, user(2).address, "0xnot-an-address", "", zeroAddress];
-    const candidates: Record<string, readonly unknown[]> = {
-      tradeType: ["exactInput", "minOutput", "exactOutput", "bestEffort", ""],
-      amount: ["1", "100000000", "9".repeat(78), "-5", "1e18", "0x10", "", "abc", "1.5", "250000000000000000000"],
-      inputToken: tokens,
-      outputToken: tokens,
-      originChainId: [A, B, 1, 999_999, "abc", -1],
-      destinationChainId: [B, A, 137, 0, "x"],
-      depositor: addresses,
-      recipient: addresses,
-      refundAddress: addresses,
-      refundOnOrigin: [true, false, "maybe"],
-      slippage: ["auto", "0.01", "0.6", "-1", "x", "NaN", "Infinity", "1e-3", "0"],
-      appFee: [0.01, 1, -1, "x", 2, 0],
-      appFeeRecipient: addresses,
-      integratorId: ["0xdead", "0x1", "zz", "0xDEADBEEF"],
-      includeSources: ["uniswap_v2", "uniswap", "curve", ""],
-      excludeSources: ["uniswap_v3", "nope"],
-      skipChecks: [true, false, "maybe"],
-      skipOriginTxEstimation: [true, false],
-      strictTradeType: [true, false],
-      routingPreference: ["default", "across", "cheapest"],
+    // Per parameter: values a client would send, then values it should not; each request takes a good value
+    // three times in four, so that the fuzz reaches the quote itself and not only the validation.
+    const candidates: Record<string, [readonly unknown[], readonly unknown[]]> = {
+      tradeType: [
+        ["exactInput", "minOutput", "exactOutput"],
+        ["bestEffort", ""],
+      ],
+      amount: [
+        ["100000000", "25000000", "1000000000"],
+        ["1", "9".repeat(78), "-5", "1e18", "0x10", "", "abc", "1.5"],
+      ],
+      inputToken: [[token(A, "USDC"), token(A, "WETH"), token(A, "USDT"), zeroAddress], tokens],
+      outputToken: [[token(B, "USDC"), token(B, "DAI"), token(B, "WETH")], tokens],
+      originChainId: [[A], [B, 1, 999_999, "abc", -1]],
+      destinationChainId: [[B], [A, 137, 0, "x"]],
+      depositor: [[user(0).address], addresses],
+      recipient: [[user(2).address], addresses],
+      refundAddress: [[user(2).address], addresses],
+      refundOnOrigin: [[true, false], ["maybe"]],
+      slippage: [
+        ["auto", "0.01", "0.005"],
+        ["0.6", "-1", "x", "NaN", "Infinity", "1e-3"],
+      ],
+      appFee: [
+        [0.01, 0.001],
+        [1, -1, "x", 2],
+      ],
+      appFeeRecipient: [[user(1).address], addresses],
+      integratorId: [["0xdead"], ["0x1", "zz", "0xDEADBEEF"]],
+      includeSources: [
+        ["uniswap_v2", "uniswap"],
+        ["curve", ""],
+      ],
+      excludeSources: [["uniswap_v3"], ["nope"]],
+      skipChecks: [[true, false], ["maybe"]],
+      skipOriginTxEstimation: [[true, false], [3]],
+      strictTradeType: [[true, false], ["no"]],
+      routingPreference: [["default", "across"], ["cheapest"]],
     };
+    const required = ["amount", "inputToken", "outputToken", "originChainId", "destinationChainId", "depositor"];
     const codes = new Set<string>();
+    let answered = 0;
     for (let i = 0; i < 300; i++) {
       const query: Record<string, string | number | boolean> = {};
-      for (const [name, values] of Object.entries(candidates)) {
+      for (const [name, [good, bad]] of Object.entries(candidates)) {
         // Required parameters are present most of the time; optional ones now and then.
-        const required = ["amount", "inputToken", "outputToken", "originChainId", "destinationChainId", "depositor"];
-        if (random() < (required.includes(name) ? 0.93 : 0.25)) query[name] = pick(values) as string;
+        if (random() < (required.includes(name) ? 0.97 : 0.2)) {
+          query[name] = pick(random() < 0.75 ? good : bad) as string;
+        }
       }
       const body =
         random() < 0.2
@@ -504,14 +524,15 @@ describe("/swap/approval fuzzed", () => {
           : undefined;
       const { status, body: answer } = await swapQuote(query, body);
       expect(status, JSON.stringify({ query, body, answer })).toBeLessThan(500);
-      if (status !== 200) {
+      if (status === 200) answered++;
+      else {
         expect(answer).toMatchObject({ type: "ServiceApiError", status, code: expect.stringMatching(/^[A-Z_]+$/) });
         codes.add(answer.code);
       }
     }
-    // The fuzz reached the service's own refusals, not only the schema's.
-    expect([...codes]).toEqual(expect.arrayContaining(["INVALID_PARAM"]));
-    expect(codes.size).toBeGreaterThan(2);
+    // The fuzz reached the service's own refusals and quotes, not only the schema's refusals.
+    expect(codes.size, [...codes].join()).toBeGreaterThanOrEqual(2);
+    expect(answered).toBeGreaterThan(0);
   });
 });
 
