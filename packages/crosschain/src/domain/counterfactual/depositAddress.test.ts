@@ -6,6 +6,7 @@ import {
   executionNonce,
   hashPair,
   leafOf,
+  type SpokePoolRouteParams,
   withinFeeCap,
 } from "./depositAddress.ts";
 
