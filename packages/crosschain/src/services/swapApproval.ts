@@ -8,25 +8,18 @@
  * two tokens is a bridgeable→bridgeable transfer; otherwise every enabled route between the chains is priced
  * with a plain bridge quote and the best one is quoted again with its destination message) → the transaction.
  */
-import { type Address, getAddress, zeroAddress } from "viem";
-import type { SpokeChain } from "../deployments.ts";
+import { type Address, getAddress } from "viem";
 import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { destinationMessage, needsDestinationMessage } from "../domain/swap/destinationMessage.ts";
-import {
-  ActionEncodingError,
-  type EmbeddedAction,
-  encodeEmbeddedActions,
-  type HandlerCall,
-} from "../domain/swap/embeddedActions.ts";
-import { MAX_SLIPPAGE, type SlippageRequest } from "../domain/swap/slippage.ts";
-import { findBestRoute, type SwapKind, type SwapRoute } from "../domain/swap/swapRouter.ts";
+import { ActionEncodingError, encodeEmbeddedActions, type HandlerCall } from "../domain/swap/embeddedActions.ts";
+import type { SwapKind, SwapRoute } from "../domain/swap/swapRouter.ts";
 import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
-import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
 import { resolveSourceNames, routerOf, swapSourcesOf } from "../quotes/swapSources.ts";
 import type { SuggestedFeesService } from "./suggestedFees.ts";
+import { routeOnPools } from "./swap/poolRoutes.ts";
 import {
   type DraftDestination,
   type PlanRequest,
@@ -34,8 +27,14 @@ import {
   type QuoteToken,
   type SwapMarket,
   type SwapPlan,
-  type TradeType,
 } from "./swap/swapPlan.ts";
+import {
+  asErc20,
+  checkSwapParameters,
+  nativeTokenOf,
+  quoteToken,
+  type SwapApprovalRequest,
+} from "./swap/swapRequest.ts";
 import { type SwapApprovalResponse, swapResponseBody } from "./swap/swapResponse.ts";
 import {
   approvalTransactions,
@@ -45,105 +44,11 @@ import {
   unsimulatedGas,
 } from "./swap/swapTransaction.ts";
 
-/** The `/swap/approval` request, parsed (amounts and addresses still as text). */
-export interface SwapApprovalRequest {
-  tradeType?: TradeType;
-  amount: string;
-  inputToken: string;
-  outputToken: string;
-  originChainId: number;
-  destinationChainId: number;
-  depositor: string;
-  recipient?: string;
-  refundAddress?: string;
-  refundOnOrigin?: boolean;
-  /** "auto" or a fraction 0..0.5. */
-  slippage?: string;
-  /** Deprecated: percent 0..50. */
-  slippageTolerance?: number;
-  appFee?: number;
-  appFeeRecipient?: string;
-  integratorId?: string;
-  strictTradeType?: boolean;
-  skipOriginTxEstimation?: boolean;
-  skipChecks?: boolean;
-  includeSources?: string[];
-  excludeSources?: string[];
-  routingPreference?: string;
-  /** POST only: the embedded actions. */
-  actions?: EmbeddedAction[];
-}
-
-const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
-const lower = (a: string) => a.toLowerCase();
 /** Quotes without a destination swap stay valid for an hour of quote time; a destination swap's for 30 s (60 s on mainnet). */
 const QUOTE_VALIDITY_SEC = 3600;
-/**
- * A leg selling more than a third of a pool's reserve (a price impact of 25 % and more: a constant-product
- * trade of share s of the reserve loses s / (1 + s) to impact) is refused as SWAP_LIQUIDITY_INSUFFICIENT rather
- * than quoted: such a trade empties a pool, and a route choice must not prefer it to a bridge limit (90 M USDC
- * "fits" a 1 M pool as a 97 % loss). Measured on reserves, not on amounts, so that dust rounding cannot trip it.
- */
-const MAX_DEPTH_SHARE_WAD = 10n ** 18n / 3n;
 const DESTINATION_SWAP_VALIDITY_SEC = (chainId: number) => (chainId === 1 ? 60 : 30);
-
-function parseSlippage(r: SwapApprovalRequest): SlippageRequest {
-  if (r.slippage === undefined && r.slippageTolerance !== undefined) {
-    if (!(r.slippageTolerance >= 0 && r.slippageTolerance <= MAX_SLIPPAGE * 100)) {
-      throw invalid("slippageTolerance must be between 0 and 50 (percent)", "slippageTolerance");
-    }
-    return r.slippageTolerance / 100;
-  }
-  const text = (r.slippage ?? "auto").trim();
-  if (text === "auto") return "auto";
-  const value = /^(0|[1-9]\d*)?(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isFinite(value) || value < 0 || value > MAX_SLIPPAGE) {
-    throw invalid(`slippage must be 'auto' or a number between 0 and ${MAX_SLIPPAGE}`, "slippage");
-  }
-  return value;
-}
-
-/** The caller's token on a chain: one of its ERC-20s, or the native coin (the zero address). */
-function quoteToken(chain: SpokeChain, address: string, param: string): QuoteToken {
-  if (lower(address) === zeroAddress) {
-    const native = wrappedNativeOf(chain);
-    if (!native)
-      throw invalid(`Chain ${chain.chainId} has no wrapped native token: the native coin cannot be used`, param);
-    return {
-      chainId: chain.chainId,
-      address: zeroAddress,
-      symbol: native.nativeSymbol,
-      decimals: native.token.decimals,
-      erc20: native.token.address,
-      native: true,
-    };
-  }
-  const token = chain.tokens.find((t) => lower(t.address) === lower(address));
-  if (!token) throw invalid(`Unsupported token ${address} on chain ${chain.chainId}`, param);
-  return {
-    chainId: chain.chainId,
-    address: token.address,
-    symbol: token.symbol,
-    decimals: token.decimals,
-    erc20: token.address,
-    native: false,
-  };
-}
-
-/** The chain's native coin, for the origin gas (ETH, 18 decimals, priced as its wrapped token when it has one). */
-function nativeTokenOf(chain: SpokeChain): QuoteToken {
-  const native = wrappedNativeOf(chain);
-  return native
-    ? quoteToken(chain, zeroAddress, "inputToken")
-    : { chainId: chain.chainId, address: zeroAddress, symbol: "ETH", decimals: 18, erc20: zeroAddress, native: true };
-}
-
-const asErc20 = (t: QuoteToken): QuoteToken => ({
-  ...t,
-  address: t.erc20,
-  native: false,
-  symbol: t.native ? `W${t.symbol}` : t.symbol,
-});
+const lower = (a: string) => a.toLowerCase();
+const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
 
 export function createSwapApprovalService(
   quotes: QuoteContext,
@@ -154,24 +59,7 @@ export function createSwapApprovalService(
 
   async function quote(r: SwapApprovalRequest): Promise<SwapApprovalResponse> {
     // --- parameters -------------------------------------------------------------------------------------
-    const tradeType = r.tradeType ?? "exactInput";
-    const amount = BigInt(r.amount);
-    if (amount < 1n || amount >= 2n ** 256n) throw invalid("amount must be a positive integer below 2^256", "amount");
-    if (r.originChainId === r.destinationChainId) {
-      throw invalid("Origin and destination chains cannot be the same", "destinationChainId");
-    }
-    if ((r.appFee !== undefined) !== (r.appFeeRecipient !== undefined)) {
-      throw invalid("appFee and appFeeRecipient must be given together", "appFee, appFeeRecipient");
-    }
-    const appFee = r.appFee ?? 0;
-    if (!(appFee >= 0 && appFee < 1)) throw invalid("appFee must be a fraction between 0 and 1", "appFee");
-    if (r.integratorId !== undefined && !/^0x[0-9a-fA-F]{4}$/.test(r.integratorId)) {
-      throw invalid("Invalid integrator ID. Needs to be 2 bytes hex string.", "integratorId");
-    }
-    if (r.includeSources?.length && r.excludeSources?.length) {
-      throw invalid("Cannot use both includeSources and excludeSources", "excludeSources, includeSources");
-    }
-    const slippage = parseSlippage(r);
+    const { tradeType, amount, appFee, slippage, depositor, recipient, refundRecipient } = checkSwapParameters(r);
     const origin = byId.get(r.originChainId);
     const destination = byId.get(r.destinationChainId);
     if (!origin) throw invalid(`Chain ${r.originChainId} has no SpokePool on this service`, "originChainId");
@@ -179,9 +67,6 @@ export function createSwapApprovalService(
       throw invalid(`Chain ${r.destinationChainId} has no SpokePool on this service`, "destinationChainId");
     const inputToken = quoteToken(origin, r.inputToken, "inputToken");
     const outputToken = quoteToken(destination, r.outputToken, "outputToken");
-    const depositor = getAddress(r.depositor);
-    const recipient = getAddress(r.recipient ?? r.depositor);
-    const refundRecipient = getAddress(r.refundAddress ?? r.recipient ?? r.depositor);
 
     // --- sources and actions ------------------------------------------------------------------------------
     const available = [...new Set([...swapSourcesOf(origin), ...swapSourcesOf(destination)])];
@@ -221,34 +106,16 @@ export function createSwapApprovalService(
       messageFor: (draft: DraftDestination | undefined) => MessagePlan,
     ): SwapMarket => ({
       route(chainId, tokenIn, tokenOut, amountWanted, kind: SwapKind) {
-        const index = stateOf(chainId).pools;
         // The native coin is delivered by V2's swap…ForETH only (V3's router returns the wrapped token).
         const nativeLeg = outputToken.native && chainId === destination.chainId && tokenOut === outputToken.erc20;
-        const params = {
+        return routeOnPools(stateOf(chainId).pools, chainId, {
           tokenIn,
           tokenOut,
+          amount: amountWanted,
+          kind,
           includeSources,
           excludeSources: nativeLeg ? [...(excludeSources ?? []), "uniswap_v3"] : excludeSources,
-        };
-        const found = findBestRoute(index, { ...params, amount: amountWanted, kind });
-        if (found) {
-          if (found.depthShareWad <= MAX_DEPTH_SHARE_WAD) return found;
-          throw new QuoteRefusedError(
-            `The pools on chain ${chainId} are too shallow for this amount from ${tokenIn} to ${tokenOut} ` +
-              "(price impact above 25 %)",
-            "SWAP_LIQUIDITY_INSUFFICIENT",
-          );
-        }
-        const anyPath = findBestRoute(index, { ...params, amount: 1n, kind: "exactInput" });
-        throw anyPath
-          ? new QuoteRefusedError(
-              `The pools on chain ${chainId} cannot carry this amount from ${tokenIn} to ${tokenOut}`,
-              "SWAP_LIQUIDITY_INSUFFICIENT",
-            )
-          : new QuoteRefusedError(
-              `No swap route from ${tokenIn} to ${tokenOut} on chain ${chainId}`,
-              "SWAP_QUOTE_UNAVAILABLE",
-            );
+        });
       },
       async bridgeQuote(inputAmount, draft) {
         const m = withMessage ? messageFor(draft()) : undefined;
@@ -462,3 +329,5 @@ export function createSwapApprovalService(
 }
 
 export type SwapApprovalService = ReturnType<typeof createSwapApprovalService>;
+
+export type { SwapApprovalRequest };
