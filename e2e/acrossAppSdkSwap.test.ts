@@ -19,7 +19,7 @@ import { type Address, createWalletClient, erc20Abi, type Hex, http, parseUnits 
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
-import { compileTestVault } from "./support/testVault.ts";
+import { compileTestVault, vaultDepositActions } from "./support/testVault.ts";
 
 const A = 8453;
 const B = 10;
@@ -123,20 +123,7 @@ describe("app-sdk getSwapQuote + executeSwapQuote on the devnet", () => {
       amount: parseUnits("0.1", 18),
       depositor: account.address,
       recipient: owner,
-      actions: [
-        {
-          target: dai,
-          functionSignature: "function approve(address spender, uint256 amount)",
-          args: [{ value: vault }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
-          value: 0n,
-        },
-        {
-          target: vault,
-          functionSignature: "function deposit(address token, address owner, uint256 amount)",
-          args: [{ value: dai }, { value: owner }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
-          value: 0n,
-        },
-      ],
+      actions: vaultDepositActions(dai, vault, owner),
     });
     expect(quote.crossSwapType).toMatch(/ToAny$/);
     const before = await vaultBalance(dai, owner);

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
-import { compileTestVault } from "./support/testVault.ts";
+import { compileTestVault, vaultDepositActions } from "./support/testVault.ts";
 
 const CHAINS = [1337, 10];
 let platform: PlatformProcess;
@@ -178,20 +178,7 @@ describe("platform start with the devnet", () => {
         amount: parseUnits("0.2", 18),
         depositor: user.address,
         recipient: owner,
-        actions: [
-          {
-            target: dai,
-            functionSignature: "function approve(address spender, uint256 amount)",
-            args: [{ value: vaultAddress }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
-            value: 0n,
-          },
-          {
-            target: vaultAddress,
-            functionSignature: "function deposit(address token, address owner, uint256 amount)",
-            args: [{ value: dai }, { value: owner }, { value: 0n, populateDynamically: true, balanceSourceToken: dai }],
-            value: 0n,
-          },
-        ],
+        actions: vaultDepositActions(dai, vaultAddress, owner),
       });
       const walletClient = createWalletClient({ account: user, chain: chains[0], transport: http(origin.rpcUrl) });
       const result = await client.executeSwapQuote({ walletClient: walletClient as never, swapQuote: quote });

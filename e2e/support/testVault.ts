@@ -4,7 +4,7 @@
  * embedded action) and credits `owner`. It is what "an action that changes state on the destination" means.
  */
 import solc from "solc";
-import type { Abi, Hex } from "viem";
+import type { Abi, Address, Hex } from "viem";
 
 const SOURCE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
@@ -31,4 +31,26 @@ export function compileTestVault(): { abi: Abi; bytecode: Hex } {
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n"));
   const contract = output.contracts["TestVault.sol"].TestVault;
   return { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+}
+
+/**
+ * The embedded actions (app-sdk `Action`s) that put the MulticallHandler's whole balance of `token` into
+ * `vault` for `owner`: approve the vault for that balance, then deposit it (both amounts filled at fill time).
+ */
+export function vaultDepositActions(token: Address, vault: Address, owner: Address) {
+  const wholeBalance = { value: 0n, populateDynamically: true, balanceSourceToken: token };
+  return [
+    {
+      target: token,
+      functionSignature: "function approve(address spender, uint256 amount)",
+      args: [{ value: vault }, wholeBalance],
+      value: 0n,
+    },
+    {
+      target: vault,
+      functionSignature: "function deposit(address token, address owner, uint256 amount)",
+      args: [{ value: token }, { value: owner }, wholeBalance],
+      value: 0n,
+    },
+  ];
 }

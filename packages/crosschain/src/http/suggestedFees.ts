@@ -2,12 +2,12 @@
  * `GET /suggested-fees`: the anchor's fee quote (same parameters, same response keys). The route parses the
  * query, asks `services/suggestedFees.ts` for the quote, and maps its typed errors to HTTP answers.
  */
-import { HttpError, type HttpServer } from "@platform/kernel";
+import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
-import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import type { SuggestedFeesService } from "../services/suggestedFees.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { quotesTag } from "./openapiTags.ts";
+import { throwQuoteErrorAsHttp } from "./quoteHttpErrors.ts";
 import { AddressParam, ChainIdParam, ErrorBody, EXAMPLE_REQUEST_ID, UnauthorizedBody } from "./schemas.ts";
 
 /** Longest accepted `message` (hex characters, 0x included); Node refuses request heads over 16 KB anyway (431). */
@@ -131,14 +131,6 @@ export const SuggestedFeesResponseSchema = Type.Object(
   { examples: [QUOTE_EXAMPLE] },
 );
 
-/** Rethrows a quote error as its HTTP answer; anything else stays an unexpected error (500). */
-function throwAsHttpError(error: unknown): never {
-  if (error instanceof QuoteRefusedError) throw new HttpError(400, error.message, error.code, error.param);
-  if (error instanceof ChainNotAnsweringError) throw new HttpError(502, error.message, "UPSTREAM_RPC_ERROR");
-  if (error instanceof ChainStateUnavailableError) throw new HttpError(503, error.message, "UPSTREAM_RPC_ERROR");
-  throw error;
-}
-
 export function registerSuggestedFeesRoute(app: HttpServer, suggestedFees: SuggestedFeesService) {
   app.get(
     "/suggested-fees",
@@ -171,6 +163,6 @@ export function registerSuggestedFeesRoute(app: HttpServer, suggestedFees: Sugge
         },
       },
     },
-    async (request) => withRequestId(request, await suggestedFees.quote(request.query).catch(throwAsHttpError)),
+    async (request) => withRequestId(request, await suggestedFees.quote(request.query).catch(throwQuoteErrorAsHttp)),
   );
 }

@@ -4,19 +4,12 @@
  * carries a body is the anchor's INVALID_METHOD.
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
-import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import type { SwapApprovalRequest, SwapApprovalService } from "../services/swapApproval.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { swapsTag } from "./openapiTags.ts";
+import { throwQuoteErrorAsHttp } from "./quoteHttpErrors.ts";
 import { ErrorBody, UnauthorizedBody } from "./schemas.ts";
 import { SwapActionsBody, SwapApprovalQuery, SwapApprovalResponseSchema } from "./swapSchemas.ts";
-
-function throwAsHttpError(error: unknown): never {
-  if (error instanceof QuoteRefusedError) throw new HttpError(400, error.message, error.code, error.param);
-  if (error instanceof ChainNotAnsweringError) throw new HttpError(502, error.message, "UPSTREAM_RPC_ERROR");
-  if (error instanceof ChainStateUnavailableError) throw new HttpError(503, error.message, "UPSTREAM_RPC_ERROR");
-  throw error;
-}
 
 const responses = {
   200: SwapApprovalResponseSchema,
@@ -68,7 +61,10 @@ export function registerSwapApprovalRoutes(app: HttpServer, swaps: SwapApprovalS
       if (hasBody(request)) {
         throw new HttpError(400, "POST method required when request.body is provided", "INVALID_METHOD");
       }
-      return withRequestId(request, await swaps.quote(request.query as SwapApprovalRequest).catch(throwAsHttpError));
+      return withRequestId(
+        request,
+        await swaps.quote(request.query as SwapApprovalRequest).catch(throwQuoteErrorAsHttp),
+      );
     },
   );
 
@@ -93,7 +89,7 @@ export function registerSwapApprovalRoutes(app: HttpServer, swaps: SwapApprovalS
             ...(request.query as SwapApprovalRequest),
             actions: request.body.actions as SwapApprovalRequest["actions"],
           })
-          .catch(throwAsHttpError),
+          .catch(throwQuoteErrorAsHttp),
       ),
   );
 }

@@ -3,12 +3,12 @@
  * §1.7): the quote of the same transfer shaped like `/swap/approval`, without a transaction to send, plus
  * `depositAddress`. Sending the input token to that address is the whole user action.
  */
-import { HttpError, type HttpServer } from "@platform/kernel";
+import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
-import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import type { DepositAddressService } from "../services/depositAddresses.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { swapsTag } from "./openapiTags.ts";
+import { throwQuoteErrorAsHttp } from "./quoteHttpErrors.ts";
 import { AddressParam, ChainIdParam, ErrorBody, UnauthorizedBody } from "./schemas.ts";
 import { SwapApprovalResponseSchema } from "./swapSchemas.ts";
 
@@ -46,13 +46,6 @@ const CounterfactualResponse = Type.Object(
   },
 );
 
-function throwAsHttpError(error: unknown): never {
-  if (error instanceof QuoteRefusedError) throw new HttpError(400, error.message, error.code, error.param);
-  if (error instanceof ChainNotAnsweringError) throw new HttpError(502, error.message, "UPSTREAM_RPC_ERROR");
-  if (error instanceof ChainStateUnavailableError) throw new HttpError(503, error.message, "UPSTREAM_RPC_ERROR");
-  throw error;
-}
-
 export function registerSwapCounterfactualRoute(app: HttpServer, depositAddresses: DepositAddressService) {
   app.get(
     "/swap/counterfactual",
@@ -89,6 +82,6 @@ export function registerSwapCounterfactualRoute(app: HttpServer, depositAddresse
         },
       },
     },
-    async (request) => withRequestId(request, await depositAddresses.quote(request.query).catch(throwAsHttpError)),
+    async (request) => withRequestId(request, await depositAddresses.quote(request.query).catch(throwQuoteErrorAsHttp)),
   );
 }
