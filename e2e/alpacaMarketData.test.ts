@@ -121,6 +121,9 @@ describe("market data streams with the Alpaca client", () => {
 
   it("streams crypto on the v1beta3 path, and the test feed's FAKEPACA", async () => {
     // One stream of a user at a time: the crypto stream, then the test feed, each closed before the next.
+    // The previous test's stream is released by the server after its close: wait for that (CI on PostgreSQL
+    // once connected before the release committed and got 406).
+    await until(async () => !(await slotHeld(user.userId)), 5_000);
     const crypto = await openStream(
       new streaming.CryptoDataStream({
         credentials: { keyId: "oauth", secret: user.accessToken },

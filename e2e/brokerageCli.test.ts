@@ -172,7 +172,7 @@ describe("platform brokerage", () => {
       await brokerage(["clients", "list", "--json"]),
     );
     expect(after.find((c) => c.client_id === created.client_id)?.revoked_at).toEqual(expect.any(String));
-  });
+  }, 90_000); // seven `platform` processes in turn (each loads every service's modules): 30 s was too close on CI
 
   it("stops cleanly", async () => {
     expect(await platform.stop("SIGTERM")).toBe(0);
