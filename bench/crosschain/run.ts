@@ -52,49 +52,34 @@ if (parts.includes("status") && (await preparePostgres("bench_crosschain"))) {
     `/deposit/status with 1M deposits: ${svc.rps} req/s (p50 ${svc.p50} ms, p99 ${svc.p99} ms) vs baseline ${base.rps} req/s = ${(ratio * 100).toFixed(1)} %\n`,
   );
 }
-if (parts.includes("fees")) {
-  const server = await startServerScript(here("./feesServer.ts"));
-  const url = `${server.info.url}${server.info.path}`;
-  const headers = { authorization: `Bearer ${server.info.key}` };
+/** A warm quote endpoint: p50/p99 at one connection, req/s (and p99) at 16. */
+async function quoteLoad(name: string, url: string, headers: Record<string, string>) {
   await runLoad(url, { durationSec: 2, headers });
   const one = await runLoad(url, { durationSec, headers, connections: 1 });
   const many = await runLoad(url, { durationSec, headers, connections: 16 });
-  await server.stop();
-  results.suggestedFees = {
-    p50Ms: one.p50,
-    p99Ms: one.p99,
-    rpsOneConnection: one.rps,
-    rps16Connections: many.rps,
-    p99Ms16: many.p99,
-  };
   process.stdout.write(
-    `/suggested-fees warm: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
+    `${name}: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
   );
+  return { p50Ms: one.p50, p99Ms: one.p99, rpsOneConnection: one.rps, rps16Connections: many.rps, p99Ms16: many.p99 };
 }
-if (parts.includes("swap")) {
-  // Each route kind's warm /swap/approval (checks read from the chain, no simulation: the depositor has no
-  // allowance, as most first quotes) against /suggested-fees of the same transfer in the same server.
+if (parts.includes("fees") || parts.includes("swap")) {
+  // The quote server (swapServer.ts) answers /suggested-fees and each route kind's /swap/approval of the same
+  // 250 USDC transfer; the swap quotes read the checks from the chain and are not simulated (the depositor has
+  // no allowance, as most first quotes).
   const server = await startServerScript(here("./swapServer.ts"));
   const headers = { authorization: `Bearer ${server.info.key}` };
-  const swap: Record<string, unknown> = {};
-  for (const [name, path] of Object.entries(server.info.paths as unknown as Record<string, string>)) {
-    const url = `${server.info.url}${path}`;
-    await runLoad(url, { durationSec: 2, headers });
-    const one = await runLoad(url, { durationSec, headers, connections: 1 });
-    const many = await runLoad(url, { durationSec, headers, connections: 16 });
-    swap[name] = {
-      p50Ms: one.p50,
-      p99Ms: one.p99,
-      rpsOneConnection: one.rps,
-      rps16Connections: many.rps,
-      p99Ms16: many.p99,
+  const { suggestedFees, ...swapPaths } = server.info.paths as unknown as Record<string, string>;
+  const url = (path: string | undefined) => `${server.info.url}${path}`;
+  if (parts.includes("fees"))
+    results.suggestedFees = await quoteLoad("/suggested-fees warm", url(suggestedFees), headers);
+  if (parts.includes("swap")) {
+    const swap: Record<string, unknown> = {
+      suggestedFees: await quoteLoad("suggestedFees", url(suggestedFees), headers),
     };
-    process.stdout.write(
-      `${name}: p50 ${one.p50} ms, p99 ${one.p99} ms (1 connection); ${many.rps} req/s at 16 connections (p99 ${many.p99} ms)\n`,
-    );
+    for (const [name, path] of Object.entries(swapPaths)) swap[name] = await quoteLoad(name, url(path), headers);
+    results.swapApproval = swap;
   }
   await server.stop();
-  results.swapApproval = swap;
 }
 if (parts.includes("routing")) {
   const r = swapRoutingBenchmark();

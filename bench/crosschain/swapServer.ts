@@ -1,6 +1,6 @@
 /**
  * The crosschain service with its chain-state cache warm on a two-chain devnet (PGlite), in its own process,
- * for the `/swap/approval` benchmark: prints READY {url, key, paths} with one path per route kind and the
+ * for the `fees` and `swap` parts of the benchmark: prints READY {url, key, paths} with one path per route kind and the
  * `/suggested-fees` of the same transfer as the in-run reference.
  */
 import { manifestToken } from "@platform/chains";

@@ -35,8 +35,10 @@ import {
   withinFeeCap,
 } from "../domain/counterfactual/depositAddress.ts";
 import { QuoteRefusedError } from "../domain/quoteErrors.ts";
+import { multicallAddressOf, nativeBalanceCall, tokenBalanceCall } from "../quotes/balanceCalls.ts";
 import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
+import { shortError } from "../relayer/fillSender.ts";
 import { createRelayerLease } from "../relayer/lease.ts";
 import { counterfactualContractsOf } from "../services/depositAddresses.ts";
 import type { SuggestedFeesService } from "../services/suggestedFees.ts";
@@ -46,8 +48,6 @@ import {
   type ExecutionRow,
 } from "../store/depositAddressesRepository.ts";
 
-const erc20Abi = parseAbi(["function balanceOf(address) view returns (uint256)"]);
-const multicallAbi = parseAbi(["function getEthBalance(address) view returns (uint256)"]);
 const factoryAbi = parseAbi([
   "function deploy(bytes32 salt, bytes32 initialRoot) returns (address)",
   "function deployIfNeededAndExecute(bytes32 salt, bytes32 initialRoot, bytes executeCalldata) payable returns (address)",
@@ -88,11 +88,6 @@ export interface DepositAddressWatcher {
   stop(): Promise<void>;
 }
 
-const short = (error: unknown) => {
-  const e = error as { shortMessage?: string; message?: string };
-  return (e?.shortMessage ?? e?.message ?? String(error)).split("\n")[0]?.slice(0, 300) ?? "";
-};
-
 /** Starts one loop per origin chain that can hold deposit addresses. */
 export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): DepositAddressWatcher {
   const account = privateKeyToAccount(o.privateKey);
@@ -104,13 +99,16 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
   let stopped = false;
   const wakers = new Set<() => void>();
 
-  async function passOn(chain: SpokeChain, lease: ReturnType<typeof createRelayerLease>) {
+  async function passOn(
+    chain: SpokeChain,
+    lease: ReturnType<typeof createRelayerLease>,
+    wallet: ReturnType<typeof createChainWalletClient>,
+  ) {
     const contracts = counterfactualContractsOf(chain);
     if (!contracts || !(await lease.hold())) return;
     const rows = await repository.onChain(chain.chainId);
     if (rows.length === 0) return;
     const client = clientOf(chain);
-    const wallet = createChainWalletClient({ ...chain, account });
 
     // 1. Settle what was sent; an address with an execution in flight waits for it.
     const busy = new Set<string>();
@@ -119,17 +117,12 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     }
 
     // 2. Balances of every address, in one multicall.
-    const multicallAddress = chain.contracts.multicall3;
+    const multicallAddress = multicallAddressOf(chain);
     const balances = (await client.multicall({
       contracts: rows.map((r) =>
         r.inputToken.toLowerCase() === NATIVE_ASSET.toLowerCase()
-          ? {
-              address: multicallAddress as Address,
-              abi: multicallAbi,
-              functionName: "getEthBalance",
-              args: [r.address],
-            }
-          : { address: r.inputToken, abi: erc20Abi, functionName: "balanceOf", args: [r.address] },
+          ? nativeBalanceCall(multicallAddress, r.address)
+          : tokenBalanceCall(r.inputToken, r.address),
       ) as never,
       allowFailure: false,
       multicallAddress,
@@ -161,7 +154,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     try {
       await client.sendRawTransaction({ serializedTransaction: e.rawTx });
     } catch (error) {
-      const text = short(error).toLowerCase();
+      const text = shortError(error).toLowerCase();
       if (text.includes("nonce too low") || text.includes("nonce is too low")) {
         // Its nonce went to another transaction: this one can never be mined (checked again first).
         const again = await client.getTransactionReceipt({ hash: e.txHash }).catch(() => null);
@@ -251,7 +244,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     } catch (error) {
       if (!(error instanceof QuoteRefusedError)) {
         // Chain state not warm, an RPC down: try again at the next pass.
-        status.lastError = short(error);
+        status.lastError = shortError(error);
         log.warn(
           { chainId: chain.chainId, address: row.address, err: status.lastError },
           "deposit address not quoted; retrying",
@@ -307,7 +300,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     try {
       gas = await client.estimateGas({ account: account.address, to, data });
     } catch (error) {
-      status.lastError = short(error);
+      status.lastError = shortError(error);
       log.warn(
         { chainId: chain.chainId, address: row.address, kind, err: status.lastError },
         "execution does not simulate; retrying",
@@ -353,11 +346,12 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     .filter((chain) => counterfactualContractsOf(chain))
     .map(async (chain) => {
       const lease = createRelayerLease(o.db, account.address, chain.chainId, o.leaseTtlSec);
+      const wallet = createChainWalletClient({ ...chain, account });
       while (!stopped) {
         try {
-          await passOn(chain, lease);
+          await passOn(chain, lease, wallet);
         } catch (error) {
-          status.lastError = short(error);
+          status.lastError = shortError(error);
           log.warn({ chainId: chain.chainId, err: status.lastError }, "deposit address pass failed; retrying");
         }
         if (stopped) break;

@@ -24,6 +24,14 @@ export const Bytes32Param = (description?: string) =>
   Type.String({ pattern: "^0x[0-9a-fA-F]{64}$", description: description ?? "Transaction hash (0x + 64 hex)." });
 export const TxHashParam = Bytes32Param;
 
+/** A token in a quote: the anchor's token object (its address on its chain). */
+export const TokenSchema = Type.Object({
+  address: Type.String(),
+  symbol: Type.String(),
+  decimals: Type.Integer(),
+  chainId: Type.Integer(),
+});
+
 /** A request id as the examples show it (every answer carries its request's). */
 export const EXAMPLE_REQUEST_ID = "8d3c4a52-6f0e-4b1a-9c7d-2e5f1a0b9c84";
 

@@ -8,7 +8,7 @@ import type { SuggestedFeesService } from "../services/suggestedFees.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { quotesTag } from "./openapiTags.ts";
 import { throwQuoteErrorAsHttp } from "./quoteHttpErrors.ts";
-import { AddressParam, ChainIdParam, ErrorBody, EXAMPLE_REQUEST_ID, UnauthorizedBody } from "./schemas.ts";
+import { AddressParam, ChainIdParam, ErrorBody, EXAMPLE_REQUEST_ID, TokenSchema, UnauthorizedBody } from "./schemas.ts";
 
 /** Longest accepted `message` (hex characters, 0x included); Node refuses request heads over 16 KB anyway (431). */
 export const MAX_MESSAGE_LENGTH = 14_000;
@@ -52,12 +52,6 @@ export const SuggestedFeesQuery = Type.Object({
 });
 
 const FeePair = Type.Object({ pct: Type.String(), total: Type.String() });
-const QuoteToken = Type.Object({
-  address: Type.String(),
-  symbol: Type.String(),
-  decimals: Type.Integer(),
-  chainId: Type.Integer(),
-});
 
 /** The anchor's example quote (1 WETH from chain 1 to chain 10; `domain/fees/feeQuote.test.ts` reproduces it). */
 const QUOTE_EXAMPLE = {
@@ -124,8 +118,8 @@ export const SuggestedFeesResponseSchema = Type.Object(
     }),
     fillDeadline: Type.String(),
     outputAmount: Type.String(),
-    inputToken: QuoteToken,
-    outputToken: QuoteToken,
+    inputToken: TokenSchema,
+    outputToken: TokenSchema,
     id: Type.String(),
   },
   { examples: [QUOTE_EXAMPLE] },

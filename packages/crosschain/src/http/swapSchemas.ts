@@ -1,7 +1,7 @@
 /** Request and response schemas of the swap endpoints (the anchor's names, reference §1.5). */
 import { Type } from "typebox";
 import { MAX_ACTION_ARGS, MAX_EMBEDDED_ACTIONS } from "../domain/swap/embeddedActions.ts";
-import { AddressParam, ChainIdParam, EXAMPLE_REQUEST_ID } from "./schemas.ts";
+import { AddressParam, ChainIdParam, EXAMPLE_REQUEST_ID, TokenSchema } from "./schemas.ts";
 
 const SourceList = (description: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32, description });
@@ -107,12 +107,7 @@ export const SwapActionsBody = Type.Object(
   },
 );
 
-const Token = Type.Object({
-  address: Type.String(),
-  symbol: Type.String(),
-  decimals: Type.Integer(),
-  chainId: Type.Integer(),
-});
+const Token = TokenSchema;
 const Amount = Type.String({ pattern: "^-?[0-9]+$" });
 const Fee = Type.Object({ amount: Amount, amountUsd: Type.String(), pct: Amount, token: Token });
 const BridgeDetails = Type.Object({ type: Type.Literal("across"), lp: Fee, relayerCapital: Fee, destinationGas: Fee });

@@ -37,13 +37,12 @@ import {
 import type { SpokeChain } from "../deployments.ts";
 import { createPoolIndex, type PoolIndex } from "../domain/swap/swapRouter.ts";
 import { discoverPools, type PoolRef, poolReadCalls, poolsFrom } from "./ammPools.ts";
+import { multicallAddressOf, nativeBalanceCall, tokenBalanceCall } from "./balanceCalls.ts";
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
 import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
 import { type ChainPrices, derivePrices, parseUsdPrice } from "./prices.ts";
 
-/** Canonical Multicall3 address (used when a chain does not list its own `multicall3`). */
-const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
 /** Recipient of simulated fills without a message (the anchor also simulates to a fixed address). */
 const DEFAULT_SIMULATED_RECIPIENT: Address = "0x000000000000000000000000000000000000dEaD";
 /** Output amount of the simulated fill (the anchor simulates 100 wei). */
@@ -147,7 +146,6 @@ const erc20Abi = parseAbi([
   "function balanceOf(address) view returns (uint256)",
   "function allowance(address owner, address spender) view returns (uint256)",
 ]);
-const multicallAbi = parseAbi(["function getEthBalance(address) view returns (uint256)"]);
 let spokePoolAbi: readonly unknown[] | undefined;
 const spokeAbi = () => {
   spokePoolAbi ??= loadArtifact("Ethereum_SpokePool").abi as readonly unknown[];
@@ -212,7 +210,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
     return {
       chain,
       client: createChainClient(chain),
-      multicallAddress: chain.contracts.multicall3 ?? MULTICALL3_ADDRESS,
+      multicallAddress: multicallAddressOf(chain),
       outputTokens,
       simulatedOriginChainId: options.chains.find((c) => c.chainId !== chain.chainId)?.chainId ?? 1,
       knownContracts: new Set(
@@ -404,10 +402,7 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
       }
       const tokens = w.chain.tokens;
       const balanceCalls = relayer
-        ? [
-            ...tokens.map((t) => ({ address: t.address, abi: erc20Abi, functionName: "balanceOf", args: [relayer] })),
-            { address: w.multicallAddress, abi: multicallAbi, functionName: "getEthBalance", args: [relayer] },
-          ]
+        ? [...tokens.map((t) => tokenBalanceCall(t.address, relayer)), nativeBalanceCall(w.multicallAddress, relayer)]
         : [];
       const reserveCalls = poolReadCalls(w.pairs);
       const isHub = hubChain?.chainId === chainId;

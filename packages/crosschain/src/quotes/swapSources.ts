@@ -16,6 +16,13 @@ const ROUTER_BY_SOURCE: Readonly<Record<string, string>> = {
   uniswap_v3: "uniswapV3SwapRouter",
 };
 
+/** Sources whose router can deliver the native coin at the end of a path (V2's `swap…ForETH`; V3's router returns WETH). */
+const NATIVE_OUT_SOURCES: ReadonlySet<string> = new Set(["uniswap_v2"]);
+
+/** Of `sources`, those that cannot end a path in the native coin (to exclude from such a leg). */
+export const sourcesWithoutNativeOut = (sources: readonly string[]): string[] =>
+  sources.filter((source) => !NATIVE_OUT_SOURCES.has(source));
+
 /** The router of `source` on `chain`, when it has one. */
 export const routerOf = (chain: SpokeChain, source: string): `0x${string}` | undefined =>
   chain.contracts[ROUTER_BY_SOURCE[source] ?? ""];

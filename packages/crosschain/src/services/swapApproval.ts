@@ -13,28 +13,16 @@ import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors
 import { destinationMessage, needsDestinationMessage } from "../domain/swap/destinationMessage.ts";
 import { ActionEncodingError, encodeEmbeddedActions, type HandlerCall } from "../domain/swap/embeddedActions.ts";
 import type { SwapKind, SwapRoute } from "../domain/swap/swapRouter.ts";
+import { multicallAddressOf } from "../quotes/balanceCalls.ts";
 import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import type { ChainState } from "../quotes/chainStateCache.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
-import { resolveSourceNames, routerOf, swapSourcesOf } from "../quotes/swapSources.ts";
+import { resolveSourceNames, routerOf, sourcesWithoutNativeOut, swapSourcesOf } from "../quotes/swapSources.ts";
 import type { SuggestedFeesService } from "./suggestedFees.ts";
 import { routeOnPools } from "./swap/poolRoutes.ts";
-import {
-  type DraftDestination,
-  type PlanRequest,
-  planSwap,
-  type QuoteToken,
-  type SwapMarket,
-  type SwapPlan,
-} from "./swap/swapPlan.ts";
-import {
-  asErc20,
-  checkSwapParameters,
-  nativeTokenOf,
-  quoteToken,
-  type SwapApprovalRequest,
-} from "./swap/swapRequest.ts";
+import { type PlanRequest, planSwap, type QuoteToken, type SwapMarket, type SwapPlan } from "./swap/swapPlan.ts";
+import { checkSwapParameters, nativeTokenOf, quoteToken, type SwapApprovalRequest } from "./swap/swapRequest.ts";
 import { type SwapApprovalResponse, swapResponseBody } from "./swap/swapResponse.ts";
 import {
   approvalTransactions,
@@ -101,43 +89,14 @@ export function createSwapApprovalService(
     const stateOf = (chainId: number): ChainState => (chainId === origin.chainId ? originState : destinationState);
 
     // --- the bridge route ----------------------------------------------------------------------------------
-    const market = (
-      withMessage: boolean,
-      messageFor: (draft: DraftDestination | undefined) => MessagePlan,
-    ): SwapMarket => ({
-      route(chainId, tokenIn, tokenOut, amountWanted, kind: SwapKind) {
-        // The native coin is delivered by V2's swap…ForETH only (V3's router returns the wrapped token).
-        const nativeLeg = outputToken.native && chainId === destination.chainId && tokenOut === outputToken.erc20;
-        return routeOnPools(stateOf(chainId).pools, chainId, {
-          tokenIn,
-          tokenOut,
-          amount: amountWanted,
-          kind,
-          includeSources,
-          excludeSources: nativeLeg ? [...(excludeSources ?? []), "uniswap_v3"] : excludeSources,
-        });
-      },
-      async bridgeQuote(inputAmount, draft) {
-        const m = withMessage ? messageFor(draft()) : undefined;
-        return suggestedFees.quote({
-          amount: String(inputAmount),
-          inputToken: bridgeIn.erc20,
-          outputToken: bridgeOut.erc20,
-          originChainId: origin.chainId,
-          destinationChainId: destination.chainId,
-          allowUnmatchedDecimals: true,
-          ...(m?.message ? { recipient: m.recipient, message: m.message } : {}),
-        });
-      },
-    });
-    // Set per candidate below.
-    let bridgeIn: QuoteToken = asErc20(inputToken);
-    let bridgeOut: QuoteToken = asErc20(outputToken);
     type MessagePlan = { recipient: Address; message: `0x${string}` | undefined };
     const refundOnOrigin = (hasDestinationSwap: boolean) => r.refundOnOrigin ?? !hasDestinationSwap;
+    /** The destination message for a bridge landing `bridgeOut` (none when the fill goes straight out). */
     const messageOf = (
+      bridgeOut: QuoteToken,
       dest: { kind: SwapKind; route: SwapRoute; amount: bigint } | undefined,
       fee: bigint,
+      swapDeadline: number,
     ): MessagePlan => {
       const router = dest && routerOf(destination, dest.route.source);
       const parts = {
@@ -149,7 +108,7 @@ export function createSwapApprovalService(
               kind: dest.kind,
               path: dest.route.path.map((a) => getAddress(a)),
               amount: dest.amount,
-              deadline: 0, // set below from the quote's fill deadline
+              deadline: swapDeadline,
               nativeOut: outputToken.native,
             }
           : undefined,
@@ -174,19 +133,43 @@ export function createSwapApprovalService(
           recipient,
           fallbackRecipient,
           ...parts,
-          swap: parts.swap ? { ...parts.swap, deadline: swapDeadline } : undefined,
         }),
       };
     };
-    let swapDeadline = Number(destinationState.blockTimestamp) + quotes.settings.fillDeadlineBufferSec;
-    const draftMessage = (draft: DraftDestination | undefined) =>
-      messageOf(
-        draft ? { kind: draft.kind, route: draft.route, amount: draft.amount } : undefined,
-        appFee > 0 ? 1n : 0n,
-      );
+    // A draft message prices the fill's gas: its deadline and app fee amount do not change that.
+    const draftDeadline = Number(destinationState.blockTimestamp) + quotes.settings.fillDeadlineBufferSec;
+    /** The plan's market for one bridge route (with the destination message priced in, or plain quotes). */
+    const market = (bridgeIn: QuoteToken, bridgeOut: QuoteToken, withMessage: boolean): SwapMarket => ({
+      route(chainId, tokenIn, tokenOut, amountWanted, kind: SwapKind) {
+        const nativeLeg = outputToken.native && chainId === destination.chainId && tokenOut === outputToken.erc20;
+        return routeOnPools(stateOf(chainId).pools, chainId, {
+          tokenIn,
+          tokenOut,
+          amount: amountWanted,
+          kind,
+          includeSources,
+          excludeSources: nativeLeg
+            ? [...(excludeSources ?? []), ...sourcesWithoutNativeOut(available)]
+            : excludeSources,
+        });
+      },
+      async bridgeQuote(inputAmount, draft) {
+        const d = withMessage ? draft() : undefined;
+        const m = withMessage ? messageOf(bridgeOut, d, appFee > 0 ? 1n : 0n, draftDeadline) : undefined;
+        return suggestedFees.quote({
+          amount: String(inputAmount),
+          inputToken: bridgeIn.erc20,
+          outputToken: bridgeOut.erc20,
+          originChainId: origin.chainId,
+          destinationChainId: destination.chainId,
+          allowUnmatchedDecimals: true,
+          ...(m?.message ? { recipient: m.recipient, message: m.message } : {}),
+        });
+      },
+    });
     const planFor = async (route: { originToken: string; destinationToken: string }, withMessage: boolean) => {
-      bridgeIn = quoteToken(origin, route.originToken, "inputToken");
-      bridgeOut = quoteToken(destination, route.destinationToken, "outputToken");
+      const bridgeIn = quoteToken(origin, route.originToken, "inputToken");
+      const bridgeOut = quoteToken(destination, route.destinationToken, "outputToken");
       const request: PlanRequest = {
         tradeType,
         amount,
@@ -197,7 +180,7 @@ export function createSwapApprovalService(
         slippage,
         appFee,
       };
-      return planSwap(request, market(withMessage, draftMessage));
+      return planSwap(request, market(bridgeIn, bridgeOut, withMessage));
     };
 
     // Routes needing fewer swaps first: when none can be quoted, the error of the most direct one is reported
@@ -237,14 +220,15 @@ export function createSwapApprovalService(
       chosen = best.route;
     }
     const plan = await planFor(chosen, true);
-    const fillDeadline = Number(plan.bridge.quote.fillDeadline);
-    swapDeadline = fillDeadline;
     const hasDestinationSwap = plan.destination !== undefined;
+    // The destination swap may run until the fill deadline: the fill cannot come later.
     const finalMessage = messageOf(
+      plan.bridge.tokenOut,
       plan.destination
         ? { kind: plan.destination.kind, route: plan.destination.route, amount: plan.destination.minOutputAmount }
         : undefined,
       plan.appFee,
+      Number(plan.bridge.quote.fillDeadline),
     );
 
     // --- the transaction ------------------------------------------------------------------------------------
@@ -281,7 +265,7 @@ export function createSwapApprovalService(
       client,
       tx,
       { depositor, token: inputToken, amount: plan.inputAmount },
-      origin.contracts.multicall3,
+      multicallAddressOf(origin),
       r.skipChecks === true,
     ).catch(chainError);
     const approvalTxns = approvalTransactions(checks, inputToken, origin.chainId);

@@ -6,7 +6,8 @@
  * root, so the same parameters give the same address on every chain where the factory and beacon sit at the
  * same addresses (they do on the devnet).
  */
-import { type Address, concat, encodeAbiParameters, type Hex, keccak256, pad, toFunctionSelector } from "viem";
+import { type Address, concat, encodeAbiParameters, type Hex, keccak256, toFunctionSelector } from "viem";
+import { addressToBytes32 } from "../relayHash.ts";
 
 /** The beacon's getters a route names (their selectors go into the route). */
 export const BEACON_TOKEN_GETTERS = {
@@ -59,15 +60,13 @@ const routeParamsAbi = [
   },
 ] as const;
 
-const bytes32Of = (a: Address): Hex => pad(a.toLowerCase() as Hex, { size: 32 });
-
 export function encodeRouteParams(p: SpokePoolRouteParams): Hex {
   return encodeAbiParameters(routeParamsAbi, [
     {
       inputTokenGetter: toFunctionSelector(BEACON_TOKEN_GETTERS[p.inputSymbol]),
       destinationChainId: BigInt(p.destinationChainId),
-      outputToken: bytes32Of(p.outputToken),
-      recipient: bytes32Of(p.recipient),
+      outputToken: addressToBytes32(p.outputToken),
+      recipient: addressToBytes32(p.recipient),
       message: p.message,
       checkStableExchangeRate: true,
       stableExchangeRate: p.stableExchangeRate,
@@ -160,7 +159,7 @@ export function executeDepositTypedData(chainId: number, clone: Address, routePa
       nonce: t.nonce,
       inputAmount: t.inputAmount,
       outputAmount: t.outputAmount,
-      exclusiveRelayer: bytes32Of(t.exclusiveRelayer),
+      exclusiveRelayer: addressToBytes32(t.exclusiveRelayer),
       exclusivityDeadline: t.exclusivityDeadline,
       quoteTimestamp: t.quoteTimestamp,
       fillDeadline: t.fillDeadline,
@@ -190,7 +189,7 @@ export function encodeSubmitterData(t: SubmitterTerms, signature: Hex): Hex {
         ],
       },
     ],
-    [{ ...t, exclusiveRelayer: bytes32Of(t.exclusiveRelayer), signature }],
+    [{ ...t, exclusiveRelayer: addressToBytes32(t.exclusiveRelayer), signature }],
   );
 }
 

@@ -4,7 +4,8 @@
  * transfers, and the anchor's calldata tags. ABIs are written out here (the few functions used) so that this
  * module stays pure; `swapCalldata.test.ts` checks every selector against the deployed artifacts.
  */
-import { type Address, concat, encodeFunctionData, encodePacked, type Hex, pad, parseAbi } from "viem";
+import { type Address, concat, encodeFunctionData, encodePacked, type Hex, parseAbi } from "viem";
+import { addressToBytes32 } from "../relayHash.ts";
 
 export const spokePoolDepositAbi = parseAbi([
   "function deposit(bytes32 depositor, bytes32 recipient, bytes32 inputToken, bytes32 outputToken, uint256 inputAmount, uint256 outputAmount, uint256 destinationChainId, bytes32 exclusiveRelayer, uint32 quoteTimestamp, uint32 fillDeadline, uint32 exclusivityParameter, bytes message) payable",
@@ -36,9 +37,6 @@ export const erc20WriteAbi = parseAbi([
   "function transfer(address to, uint256 amount) returns (bool)",
 ]);
 
-/** A left-padded bytes32 of an EVM address (the SpokePool's address fields). */
-export const toBytes32 = (address: string): Hex => pad(address.toLowerCase() as Hex, { size: 32 });
-
 /** The fields of a SpokePool deposit. */
 export interface DepositFields {
   depositor: Address;
@@ -60,14 +58,14 @@ export function encodeSpokePoolDeposit(d: DepositFields): Hex {
     abi: spokePoolDepositAbi,
     functionName: "deposit",
     args: [
-      toBytes32(d.depositor),
-      toBytes32(d.recipient),
-      toBytes32(d.inputToken),
-      toBytes32(d.outputToken),
+      addressToBytes32(d.depositor),
+      addressToBytes32(d.recipient),
+      addressToBytes32(d.inputToken),
+      addressToBytes32(d.outputToken),
       d.inputAmount,
       d.outputAmount,
       BigInt(d.destinationChainId),
-      toBytes32(d.exclusiveRelayer),
+      addressToBytes32(d.exclusiveRelayer),
       d.quoteTimestamp,
       d.fillDeadline,
       d.exclusivityParameter,
@@ -99,12 +97,12 @@ export function encodeSwapAndBridge(f: SwapAndBridgeFields): Hex {
         submissionFees: { amount: 0n, recipient: "0x0000000000000000000000000000000000000000" },
         depositData: {
           inputToken: f.deposit.inputToken,
-          outputToken: toBytes32(f.deposit.outputToken),
+          outputToken: addressToBytes32(f.deposit.outputToken),
           outputAmount: f.deposit.outputAmount,
           depositor: f.deposit.depositor,
-          recipient: toBytes32(f.deposit.recipient),
+          recipient: addressToBytes32(f.deposit.recipient),
           destinationChainId: BigInt(f.deposit.destinationChainId),
-          exclusiveRelayer: toBytes32(f.deposit.exclusiveRelayer),
+          exclusiveRelayer: addressToBytes32(f.deposit.exclusiveRelayer),
           quoteTimestamp: f.deposit.quoteTimestamp,
           fillDeadline: f.deposit.fillDeadline,
           exclusivityParameter: f.deposit.exclusivityParameter,

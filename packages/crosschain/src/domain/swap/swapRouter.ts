@@ -143,17 +143,3 @@ export function findBestRoute(index: PoolIndex, p: FindRouteParameters): SwapRou
 export function routeOutput(route: Pick<SwapRoute, "pools" | "path">, amountIn: bigint): bigint {
   return quotePath(route.pools, route.path, amountIn, "exactInput")?.amountOut ?? 0n;
 }
-
-/**
- * What the same trade would give at the pools' mid prices, before fees and price impact: the reference the
- * swap impact is measured against (1e18-scaled output per unit of input is avoided: the amount is returned).
- */
-export function midPriceOutput(route: Pick<SwapRoute, "pools" | "path">, amountIn: bigint): bigint {
-  let amount = amountIn;
-  for (let i = 0; i < route.pools.length; i++) {
-    const r = reservesFrom(route.pools[i] as AmmPool, route.path[i] as string);
-    if (!r || r.reserveIn === 0n) return 0n;
-    amount = (amount * r.reserveOut) / r.reserveIn;
-  }
-  return amount;
-}

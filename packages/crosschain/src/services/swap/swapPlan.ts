@@ -140,6 +140,12 @@ export async function planSwap(r: PlanRequest, market: SwapMarket): Promise<Swap
     market.route(r.inputToken.chainId, r.inputToken.erc20, r.bridgeIn.erc20, amount, kind);
   const destinationRoute = (amount: bigint, kind: SwapKind) =>
     market.route(r.outputToken.chainId, r.bridgeOut.erc20, r.outputToken.erc20, amount, kind);
+  const destinationLeg = (
+    route: SwapRoute,
+    kind: SwapKind,
+    slippage: number,
+    amounts: Pick<SwapLeg, "inputAmount" | "outputAmount" | "minOutputAmount" | "maxInputAmount">,
+  ): SwapLeg => ({ tokenIn: r.bridgeOut, tokenOut: r.outputToken, route, kind, slippage, ...amounts });
   const originLeg = (route: SwapRoute, minOutputAmount: bigint, slippage: number): SwapLeg => ({
     tokenIn: r.inputToken,
     tokenOut: r.bridgeIn,
@@ -187,17 +193,12 @@ export async function planSwap(r: PlanRequest, market: SwapMarket): Promise<Swap
       // The handler swaps at least the deposit's output: the router's minimum is taken from that.
       grossMin = minimumAfterSlippage(routeOutput(route, depositOut), s);
       grossExpected = route.amountOut;
-      destination = {
-        tokenIn: r.bridgeOut,
-        tokenOut: r.outputToken,
-        route,
-        kind: "exactInput",
+      destination = destinationLeg(route, "exactInput", s, {
         inputAmount: expectedBridgeOut,
         outputAmount: route.amountOut,
         minOutputAmount: grossMin,
         maxInputAmount: expectedBridgeOut,
-        slippage: s,
-      };
+      });
     }
     const appFee = (grossExpected * feePpm) / PPM;
     if (grossMin - appFee <= 0n) throw lowOutput();
@@ -236,32 +237,22 @@ export async function planSwap(r: PlanRequest, market: SwapMarket): Promise<Swap
     const s = slip(probe);
     if (exact) {
       bridgeTarget = maximumAfterSlippage(probe.amountIn, s);
-      destination = {
-        tokenIn: r.bridgeOut,
-        tokenOut: r.outputToken,
-        route: probe,
-        kind: "exactOutput",
+      destination = destinationLeg(probe, "exactOutput", s, {
         inputAmount: probe.amountIn,
         outputAmount: gross,
         minOutputAmount: gross,
         maxInputAmount: bridgeTarget,
-        slippage: s,
-      };
+      });
     } else {
       // Buy enough that the minimum after slippage still covers the gross output.
       const route = destinationRoute(ceilDiv(gross * PPM, PPM - BigInt(Math.round(s * 1e6))), "exactOutput");
       bridgeTarget = route.amountIn;
-      destination = {
-        tokenIn: r.bridgeOut,
-        tokenOut: r.outputToken,
-        route,
-        kind: "exactInput",
+      destination = destinationLeg(route, "exactInput", s, {
         inputAmount: route.amountIn,
         outputAmount: route.amountOut,
         minOutputAmount: gross,
         maxInputAmount: route.amountIn,
-        slippage: s,
-      };
+      });
     }
   }
 

@@ -94,13 +94,6 @@ export function nativeTokenOf(chain: SpokeChain): QuoteToken {
     : { chainId: chain.chainId, address: zeroAddress, symbol: "ETH", decimals: 18, erc20: zeroAddress, native: true };
 }
 
-export const asErc20 = (t: QuoteToken): QuoteToken => ({
-  ...t,
-  address: t.erc20,
-  native: false,
-  symbol: t.native ? `W${t.symbol}` : t.symbol,
-});
-
 /** The request's own rules, before any chain is looked at. */
 export function checkSwapParameters(r: SwapApprovalRequest) {
   const tradeType = r.tradeType ?? "exactInput";

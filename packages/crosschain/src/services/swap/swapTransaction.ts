@@ -4,7 +4,7 @@
  * approvals a short allowance needs, and the `eth_estimateGas` simulation. The only RPC of a quote besides a
  * message fill's simulation: one multicall for the checks and one estimate, both skippable.
  */
-import { type Address, erc20Abi, type Hex, maxUint256, type PublicClient, parseAbi, zeroAddress } from "viem";
+import { type Address, erc20Abi, type Hex, maxUint256, type PublicClient, zeroAddress } from "viem";
 import { QuoteRefusedError } from "../../domain/quoteErrors.ts";
 import {
   encodeApprove,
@@ -13,6 +13,7 @@ import {
   encodeSwapAndBridge,
   tagSwapCalldata,
 } from "../../domain/swap/swapCalldata.ts";
+import { nativeBalanceCall, tokenBalanceCall } from "../../quotes/balanceCalls.ts";
 import type { QuoteToken, SwapPlan } from "./swapPlan.ts";
 
 /** Tokens that refuse `approve` from a non-zero allowance to another non-zero one (USDT): reset to 0 first. */
@@ -133,8 +134,6 @@ export interface SwapChecks {
   balance: { token: Address; actual: bigint; expected: bigint };
 }
 
-const multicallEthBalanceAbi = parseAbi(["function getEthBalance(address) view returns (uint256)"]);
-
 /**
  * Allowance and balance of the depositor, read in one multicall; with `skip`, the expected values are reported
  * as met (the anchor's `skipChecks`). A native input needs no allowance: its allowance is reported as the max.
@@ -143,7 +142,7 @@ export async function readChecks(
   client: PublicClient,
   tx: OriginTransaction,
   o: { depositor: Address; token: { address: Address; erc20: Address; native: boolean }; amount: bigint },
-  multicall3: Address | undefined,
+  multicall3: Address,
   skip: boolean,
 ): Promise<SwapChecks> {
   const token = o.token.native ? zeroAddress : o.token.erc20;
@@ -154,17 +153,10 @@ export async function readChecks(
     };
   }
   const calls = o.token.native
-    ? [
-        {
-          address: multicall3 as Address,
-          abi: multicallEthBalanceAbi,
-          functionName: "getEthBalance",
-          args: [o.depositor],
-        },
-      ]
+    ? [nativeBalanceCall(multicall3, o.depositor)]
     : [
         { address: o.token.erc20, abi: erc20Abi, functionName: "allowance", args: [o.depositor, tx.spender] },
-        { address: o.token.erc20, abi: erc20Abi, functionName: "balanceOf", args: [o.depositor] },
+        tokenBalanceCall(o.token.erc20, o.depositor),
       ];
   const results = (await client.multicall({
     contracts: calls as never,
