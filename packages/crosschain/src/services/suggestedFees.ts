@@ -17,6 +17,7 @@ import {
   ZERO_ADDRESS,
 } from "../domain/fees/feeQuote.ts";
 import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
+import { quotedMessageFillGas } from "../domain/fees/gasFee.ts";
 import { DEFAULT_LIMITS_BUFFER_MULTIPLIER } from "../domain/fees/limits.ts";
 import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { isMessageEmpty } from "../domain/relayHash.ts";
@@ -165,7 +166,7 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
     input.decimals,
   );
 
-  // Gas units of the fill: the cached simulation, or (message) a simulation of this very fill.
+  // Gas units of the fill: the cached simulation, or (message) a simulation of this very fill with a markup.
   let nativeGasUnits = destinationState.fillGas.get(lower(output.address))?.gasUnits;
   const message = q.message ?? "";
   if (!isMessageEmpty(message)) {
@@ -192,7 +193,7 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
       }
     }
     try {
-      nativeGasUnits = await quotes.cache.estimateFillGas({
+      const simulatedGas = await quotes.cache.estimateFillGas({
         destinationChainId: destination.chainId,
         outputToken: output.address,
         outputAmount,
@@ -201,6 +202,7 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
         relayer: simulatedRelayer,
         originChainId: origin.chainId,
       });
+      nativeGasUnits = quotedMessageFillGas(simulatedGas);
     } catch (error) {
       throw new QuoteRefusedError(
         `Simulating the fill of this deposit (message to ${q.recipient}) failed: ${(error as Error).message.split("\n")[0]}`,

@@ -5,6 +5,7 @@ import {
   gasFeePercent,
   gasFeeTotal,
   nativeToToken,
+  quotedMessageFillGas,
   toGasFeeDetailsJson,
   tokenGasCost,
 } from "./gasFee.ts";
@@ -94,5 +95,13 @@ describe("computeGasFee", () => {
       gasPrice: "1000000000",
       tokenGasCost: "200000000000000",
     });
+  });
+});
+
+describe("quotedMessageFillGas", () => {
+  it("adds 10 % to the simulation, rounding up so the quote never falls below it", () => {
+    expect(quotedMessageFillGas(300_000n)).toBe(330_000n);
+    expect(quotedMessageFillGas(1n)).toBe(2n);
+    expect(quotedMessageFillGas(0n)).toBe(0n);
   });
 });

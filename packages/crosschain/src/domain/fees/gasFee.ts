@@ -23,6 +23,21 @@ export function tokenGasCost(input: GasCostInput): bigint {
 }
 
 /**
+ * Markup on the simulated gas of a fill that carries a message, in basis points (10 %). A message's calls (a
+ * destination swap, actions) cost gas that depends on the destination's state when the fill runs, which moves
+ * between the quote and the fill (pool reserves, storage slots that go from zero to non-zero), and the
+ * simulation runs with the quote's nominal amounts, not the deposit's. The relayer prices the fill again with
+ * its own simulation of the real deposit and skips it below cost: a quote at the exact simulated cost would
+ * leave it unfilled whenever the fill costs a few hundred gas more than simulated.
+ */
+export const MESSAGE_FILL_GAS_MARKUP_BPS = 1_000n;
+
+/** The gas a message fill is quoted with: the simulation plus {@link MESSAGE_FILL_GAS_MARKUP_BPS}. */
+export function quotedMessageFillGas(simulatedGas: bigint): bigint {
+  return (simulatedGas * (10_000n + MESSAGE_FILL_GAS_MARKUP_BPS) + 9_999n) / 10_000n;
+}
+
+/**
  * Convert a native amount into token units: `convertDecimals(nativeAmount * 1e18 / price, nativeDecimals,
  * tokenDecimals)`, where `tokenPriceInNative` is the price of 1 token in the destination native token,
  * 1e18-scaled (e.g. WETH on an ETH chain ≈ 1e18, USDC at 2,500 USD/ETH = 4e14). Throws on a non-positive price.
