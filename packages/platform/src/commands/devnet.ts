@@ -48,7 +48,7 @@ export async function startDevnetIfNeeded(
     devnet,
     chains: manifestChainEndpoints(devnet.manifest),
     summary: [
-      `Devnet: ${chainIds.length} anvil chains with the Across contracts, tokens and Uniswap V2 pools (${seconds} s).`,
+      `Devnet: ${chainIds.length} anvil chains with the Across contracts, tokens and Uniswap V2 and V3 pools (${seconds} s).`,
       `Manifest (contract addresses, tokens, devnet-only account keys): ${devnet.manifestPath}`,
     ],
     stop: () => devnet.stop(),
