@@ -33,6 +33,9 @@ export class QuoteRefusedError extends Error {
   }
 }
 
+/** A refusal for a bad parameter: `INVALID_PARAM`, naming the parameter when there is one. */
+export const invalidParam = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
+
 /**
  * What the quote needs from the cached chain state is not there: not read yet (a cold start), stale (the
  * chain's RPC stopped answering), or without a gas estimate or a price for the token yet.

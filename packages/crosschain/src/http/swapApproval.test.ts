@@ -107,6 +107,37 @@ async function filledStatus(depositId: bigint) {
   );
 }
 
+/** A trader sells `amountIn` along `path` on the chain's Uniswap V2 router, moving its pools before a quote runs. */
+async function moveV2Pool(
+  chainId: number,
+  trader: { address: Address; privateKey: Hex },
+  amountIn: bigint,
+  path: Address[],
+) {
+  const wallet = t.devnet.walletClient(chainId, { ...trader } as never);
+  const client = t.devnet.publicClient(chainId);
+  const router = t.devnet.chain(chainId).contracts.uniswapV2Router02 as Address;
+  await client.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: path[0] as Address,
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [router, maxUint256],
+    }),
+  });
+  const now = Number((await client.getBlock()).timestamp);
+  const moved = await client.waitForTransactionReceipt({
+    hash: await wallet.writeContract({
+      address: router,
+      abi: uniswapV2RouterAbi,
+      functionName: "swapExactTokensForTokens",
+      args: [amountIn, 0n, path, trader.address, BigInt(now + 600)],
+      gas: 300_000n,
+    }),
+  });
+  expect(moved.status).toBe("success");
+}
+
 const base = (over: Record<string, string | number | boolean>) => ({
   originChainId: A,
   destinationChainId: B,
@@ -553,29 +584,7 @@ describe("/swap/approval when the market moves", () => {
     );
     expect(body.crossSwapType).toBe("bridgeableToAny");
     // Someone buys a lot of DAI on the destination pool before the fill.
-    const trader = user(1);
-    const wallet = t.devnet.walletClient(B, { ...trader } as never);
-    const client = t.devnet.publicClient(B);
-    const router = t.devnet.chain(B).contracts.uniswapV2Router02 as Address;
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: token(B, "USDC"),
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [router, maxUint256],
-      }),
-    });
-    const now = Number((await client.getBlock()).timestamp);
-    const moved = await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: router,
-        abi: uniswapV2RouterAbi,
-        functionName: "swapExactTokensForTokens",
-        args: [parseUnits("50000", 6), 0n, [token(B, "USDC"), token(B, "DAI")], trader.address, BigInt(now + 600)],
-        gas: 300_000n,
-      }),
-    });
-    expect(moved.status).toBe("success");
+    await moveV2Pool(B, user(1), parseUnits("50000", 6), [token(B, "USDC"), token(B, "DAI")]);
     const { depositId } = await execute(body, user(0));
     expect((await filledStatus(depositId as bigint)).actionsSucceeded).toBe(false);
     expect(await balanceOf(B, token(B, "DAI"), recipient)).toBe(0n);
@@ -597,28 +606,7 @@ describe("/swap/approval when the market moves", () => {
     );
     expect(body.crossSwapType).toBe("anyToBridgeable");
     // Someone sells a lot of USDT into the same pool first.
-    const wallet = t.devnet.walletClient(A, { ...trader } as never);
-    const client = t.devnet.publicClient(A);
-    const router = t.devnet.chain(A).contracts.uniswapV2Router02 as Address;
-    await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: usdt,
-        abi: erc20Abi,
-        functionName: "approve",
-        args: [router, maxUint256],
-      }),
-    });
-    const now = Number((await client.getBlock()).timestamp);
-    const moved = await client.waitForTransactionReceipt({
-      hash: await wallet.writeContract({
-        address: router,
-        abi: uniswapV2RouterAbi,
-        functionName: "swapExactTokensForTokens",
-        args: [parseUnits("20000", 6), 0n, [usdt, usdc], trader.address, BigInt(now + 600)],
-        gas: 300_000n,
-      }),
-    });
-    expect(moved.status).toBe("success");
+    await moveV2Pool(A, trader, parseUnits("20000", 6), [usdt, usdc]);
     const before = await balanceOf(A, usdt, trader.address);
     const { receipt } = await execute(body, trader);
     expect(receipt.status).toBe("reverted");

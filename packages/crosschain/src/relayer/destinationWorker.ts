@@ -107,23 +107,27 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     const eligible = checkEligibility({ ...env, deposit: d, now: s.now, relayer: env.address });
     if (!eligible.ok) return skip(d, eligible);
     const rd = d.relayData;
-    const { outputAmount } = fillTerms(d);
+    const { outputAmount, message } = fillTerms(d);
     const tokenIn = findToken(env.chains, d.originChainId, bytes32ToAddress(rd.inputToken))!;
     const tokenOut = findToken(env.chains, d.destinationChainId, bytes32ToAddress(rd.outputToken))!;
-    let fillCost = 0n;
-    try {
-      fillCost = (await env.estimateFillCost?.(d)) ?? 0n;
-    } catch (error) {
-      return skip(d, { ok: false, reason: "unprofitable", detail: `fill cost unknown: ${shortError(error)}` });
-    }
-    const profit = checkProfitability({
-      inputAmount: rd.inputAmount,
-      inputDecimals: tokenIn.decimals,
-      outputAmount,
-      outputDecimals: tokenOut.decimals,
-      fillCost,
-      marginBps: env.marginBps,
-    });
+    /** Whether the fee covers the fill: the cached plain-fill gas, or `gasUnits` simulated for this fill. */
+    const coversCost = async (gasUnits?: bigint): Promise<Check> => {
+      let fillCost: bigint | undefined;
+      try {
+        fillCost = await env.estimateFillCost?.(d, gasUnits);
+      } catch (error) {
+        return { ok: false, reason: "unprofitable", detail: `fill cost unknown: ${shortError(error)}` };
+      }
+      return checkProfitability({
+        inputAmount: rd.inputAmount,
+        inputDecimals: tokenIn.decimals,
+        outputAmount,
+        outputDecimals: tokenOut.decimals,
+        fillCost: fillCost ?? 0n,
+        marginBps: env.marginBps,
+      });
+    };
+    const profit = await coversCost();
     if (!profit.ok) return skip(d, profit);
     if ((await reader.fillStatus(d.relayHash)) === FillStatus.Filled) {
       knownFilled.add(d.internalRelayHash);
@@ -144,23 +148,10 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     } catch (error) {
       return skip(d, { ok: false, reason: "simulation-failed", detail: shortError(error) });
     }
-    if (!isMessageEmpty(fillTerms(d).message) && env.estimateFillCost) {
+    if (!isMessageEmpty(message) && env.estimateFillCost) {
       // A message's calls (a destination swap, actions) cost gas the cached plain-fill estimate leaves out:
       // the fill must pay for the gas it really takes.
-      let messageCost: bigint | undefined;
-      try {
-        messageCost = await env.estimateFillCost(d, simulatedGas);
-      } catch (error) {
-        return skip(d, { ok: false, reason: "unprofitable", detail: `fill cost unknown: ${shortError(error)}` });
-      }
-      const again = checkProfitability({
-        inputAmount: rd.inputAmount,
-        inputDecimals: tokenIn.decimals,
-        outputAmount,
-        outputDecimals: tokenOut.decimals,
-        fillCost: messageCost ?? 0n,
-        marginBps: env.marginBps,
-      });
+      const again = await coversCost(simulatedGas);
       if (!again.ok) return skip(d, again);
     }
     s.fees ??= await reader.marketFees();

@@ -18,7 +18,7 @@ import {
   encodeWithdrawParams,
   NATIVE_ASSET,
 } from "../domain/counterfactual/depositAddress.ts";
-import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors.ts";
+import { ChainNotAnsweringError, invalidParam, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import type { QuoteContext } from "../quotes/quoteContext.ts";
 import type { DepositAddressesRepository } from "../store/depositAddressesRepository.ts";
@@ -56,7 +56,6 @@ export function counterfactualContractsOf(chain: SpokeChain): CounterfactualCont
 }
 
 const factoryAbi = parseAbi(["function predictAddress(bytes32 salt, bytes32 initialRoot) view returns (address)"]);
-const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
 
 export interface DepositAddressServiceOptions {
   quotes: QuoteContext;
@@ -78,7 +77,7 @@ export function createDepositAddressService(o: DepositAddressServiceOptions) {
       throw new QuoteRefusedError("useDepositAddress=true is required", "MISSING_PARAM", "useDepositAddress");
     }
     if (!o.signer) {
-      throw invalid(
+      throw invalidParam(
         "Deposit addresses are not enabled on this service (no signer key configured)",
         "useDepositAddress",
       );
@@ -86,7 +85,7 @@ export function createDepositAddressService(o: DepositAddressServiceOptions) {
     const origin = o.quotes.chains.find((c) => c.chainId === r.originChainId);
     const contracts = origin && counterfactualContractsOf(origin);
     if (!origin || !contracts) {
-      throw invalid(`Chain ${r.originChainId} has no counterfactual deposit contracts`, "originChainId");
+      throw invalidParam(`Chain ${r.originChainId} has no counterfactual deposit contracts`, "originChainId");
     }
     const native = r.inputToken.toLowerCase() === zeroAddress;
     const wrapped = wrappedNativeOf(origin);
@@ -95,7 +94,7 @@ export function createDepositAddressService(o: DepositAddressServiceOptions) {
       : origin.tokens.find((t) => t.address.toLowerCase() === r.inputToken.toLowerCase());
     const inputSymbol = (native ? "ETH" : inputErc20?.symbol.toUpperCase()) as CounterfactualInputSymbol;
     if (!inputErc20 || !(inputSymbol in BEACON_TOKEN_GETTERS)) {
-      throw invalid(
+      throw invalidParam(
         `Deposit addresses take ${Object.keys(BEACON_TOKEN_GETTERS).join(", ")} on chain ${origin.chainId}`,
         "inputToken",
       );
@@ -117,7 +116,7 @@ export function createDepositAddressService(o: DepositAddressServiceOptions) {
       skipOriginTxEstimation: true,
     });
     if (swap.crossSwapType !== "bridgeableToBridgeable") {
-      throw invalid(
+      throw invalidParam(
         "Deposit addresses carry bridgeable routes only (the input and output tokens of an enabled route)",
         "outputToken",
       );

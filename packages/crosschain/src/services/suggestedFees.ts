@@ -19,7 +19,12 @@ import {
 import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { quotedMessageFillGas } from "../domain/fees/gasFee.ts";
 import { DEFAULT_LIMITS_BUFFER_MULTIPLIER } from "../domain/fees/limits.ts";
-import { ChainNotAnsweringError, ChainStateUnavailableError, QuoteRefusedError } from "../domain/quoteErrors.ts";
+import {
+  ChainNotAnsweringError,
+  ChainStateUnavailableError,
+  invalidParam,
+  QuoteRefusedError,
+} from "../domain/quoteErrors.ts";
 import { isMessageEmpty } from "../domain/relayHash.ts";
 import { type RouteRecord, wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { chainStates } from "../quotes/freshChainState.ts";
@@ -43,7 +48,6 @@ export interface SuggestedFeesRequest {
   isNative?: boolean;
 }
 
-const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
 const missing = (message: string, param: string) => new QuoteRefusedError(message, "MISSING_PARAM", param);
 const routeNotEnabled = () => new QuoteRefusedError("Route is not enabled.", "ROUTE_NOT_ENABLED");
 const lower = (a: string) => a.toLowerCase();
@@ -61,7 +65,7 @@ interface ResolvedRoute {
 /** Chains, tokens and the enabled route of the request (the anchor's validateChainAndTokenParams). */
 function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRoute {
   if (q.originChainId !== undefined && q.originChainId === q.destinationChainId) {
-    throw invalid("Origin and destination chains cannot be the same", "destinationChainId");
+    throw invalidParam("Origin and destination chains cannot be the same", "destinationChainId");
   }
   const inputAddress = q.inputToken ?? q.token;
   if (!inputAddress || (!q.token && !q.outputToken)) {
@@ -88,12 +92,12 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
     );
     if (candidates.size === 0) {
       if (!quotes.chains.some((c) => tokenOn(c, inputAddress))) {
-        throw invalid("Unsupported token address", inputParam);
+        throw invalidParam("Unsupported token address", inputParam);
       }
       throw routeNotEnabled();
     }
     if (candidates.size > 1) {
-      throw invalid(
+      throw invalidParam(
         "More than one route is enabled for the provided inputs causing ambiguity. Please specify the originChainId.",
         "originChainId",
       );
@@ -103,7 +107,7 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
   const origin = byId.get(originChainId);
   const input = tokenOn(origin, inputAddress);
   if (!origin || !input) {
-    throw invalid(
+    throw invalidParam(
       origin
         ? "Unsupported token on given origin chain"
         : `Unsupported token on given origin chain (chain ${originChainId} has no SpokePool on this service)`,
@@ -120,7 +124,7 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
   }
   const output = outputAddress ? tokenOn(destination, outputAddress) : undefined;
   if (!destination || !output) {
-    throw invalid(
+    throw invalidParam(
       destination
         ? "Unsupported token address on given destination chain"
         : `Unsupported token address on given destination chain (chain ${q.destinationChainId} has no SpokePool on this service)`,
@@ -131,7 +135,10 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
   if (q.isNative) {
     const native = wrappedNativeOf(origin);
     if (!native || lower(native.token.address) !== lower(input.address)) {
-      throw invalid("isNative=true requires inputToken to be the wrapped native token of the origin chain", "isNative");
+      throw invalidParam(
+        "isNative=true requires inputToken to be the wrapped native token of the origin chain",
+        "isNative",
+      );
     }
   }
   const route = quotes.routes.find({
@@ -147,11 +154,11 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
 
 async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest): Promise<SuggestedFeesResponse> {
   const amount = BigInt(q.amount);
-  if (amount < 1n) throw invalid("Amount must be a positive integer (minimum 1)", "amount");
+  if (amount < 1n) throw invalidParam("Amount must be a positive integer (minimum 1)", "amount");
   const { origin, destination, input, output, route } = resolveRoute(quotes, q);
 
   if (input.decimals !== output.decimals && q.allowUnmatchedDecimals !== true) {
-    throw invalid(
+    throw invalidParam(
       `Decimals of input token (${input.decimals}) and output token (${output.decimals}) do not match. ` +
         "Set the query param 'allowUnmatchedDecimals=true' to quote this route.",
       "allowUnmatchedDecimals",
@@ -170,9 +177,9 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
   let nativeGasUnits = destinationState.fillGas.get(lower(output.address))?.gasUnits;
   const message = q.message ?? "";
   if (!isMessageEmpty(message)) {
-    if (!/^0x[0-9a-fA-F]*$/.test(message)) throw invalid("Message must be a hex string", "message");
-    if (message.length % 2 !== 0) throw invalid("Message must be an even hex string", "message");
-    if (!q.recipient) throw invalid("A recipient contract is required when a message is provided", "recipient");
+    if (!/^0x[0-9a-fA-F]*$/.test(message)) throw invalidParam("Message must be a hex string", "message");
+    if (message.length % 2 !== 0) throw invalidParam("Message must be an even hex string", "message");
+    if (!q.recipient) throw invalidParam("A recipient contract is required when a message is provided", "recipient");
     const isContract = await quotes.cache.isContract(destination.chainId, q.recipient).catch((error) => {
       // The RPC's own error can carry its URL (and a key in it): the message stays ours (the cache logs the cause).
       throw new ChainNotAnsweringError(
@@ -181,12 +188,12 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
         { cause: error },
       );
     });
-    if (!isContract) throw invalid("Recipient must be a contract when a message is provided", "recipient");
+    if (!isContract) throw invalidParam("Recipient must be a contract when a message is provided", "recipient");
     const outputAmount = convertDecimals(amount, input.decimals, output.decimals);
     const simulatedRelayer = q.relayer ?? relayer;
     if (!q.relayer || (relayer && lower(q.relayer) === lower(relayer))) {
       if (relayerBalance < amount) {
-        throw invalid(
+        throw invalidParam(
           `Relayer Address (${simulatedRelayer ?? "none"}) doesn't have enough funds to support this deposit`,
           "relayer",
         );
@@ -226,7 +233,7 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
       originState.blockTimestamp + elapsedSec,
       quotes.settings.quoteTimestampMaxAgeSec,
     );
-    if (!check.ok) throw invalid(check.error.message, "timestamp");
+    if (!check.ok) throw invalidParam(check.error.message, "timestamp");
     quoteTimestamp = check.timestamp;
   }
 

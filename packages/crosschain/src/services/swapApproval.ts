@@ -9,7 +9,7 @@
  * with a plain bridge quote and the best one is quoted again with its destination message) → the transaction.
  */
 import { type Address, getAddress } from "viem";
-import { ChainNotAnsweringError, QuoteRefusedError } from "../domain/quoteErrors.ts";
+import { ChainNotAnsweringError, invalidParam, QuoteRefusedError } from "../domain/quoteErrors.ts";
 import { destinationMessage, needsDestinationMessage } from "../domain/swap/destinationMessage.ts";
 import { ActionEncodingError, encodeEmbeddedActions, type HandlerCall } from "../domain/swap/embeddedActions.ts";
 import type { SwapKind, SwapRoute } from "../domain/swap/swapRouter.ts";
@@ -36,7 +36,6 @@ import {
 const QUOTE_VALIDITY_SEC = 3600;
 const DESTINATION_SWAP_VALIDITY_SEC = (chainId: number) => (chainId === 1 ? 60 : 30);
 const lower = (a: string) => a.toLowerCase();
-const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
 
 export function createSwapApprovalService(
   quotes: QuoteContext,
@@ -50,9 +49,9 @@ export function createSwapApprovalService(
     const { tradeType, amount, appFee, slippage, depositor, recipient, refundRecipient } = checkSwapParameters(r);
     const origin = byId.get(r.originChainId);
     const destination = byId.get(r.destinationChainId);
-    if (!origin) throw invalid(`Chain ${r.originChainId} has no SpokePool on this service`, "originChainId");
+    if (!origin) throw invalidParam(`Chain ${r.originChainId} has no SpokePool on this service`, "originChainId");
     if (!destination)
-      throw invalid(`Chain ${r.destinationChainId} has no SpokePool on this service`, "destinationChainId");
+      throw invalidParam(`Chain ${r.destinationChainId} has no SpokePool on this service`, "destinationChainId");
     const inputToken = quoteToken(origin, r.inputToken, "inputToken");
     const outputToken = quoteToken(destination, r.outputToken, "outputToken");
 
@@ -61,7 +60,7 @@ export function createSwapApprovalService(
     const resolve = (names: string[] | undefined, param: string) => {
       if (!names?.length) return undefined;
       const resolved = resolveSourceNames(names, available);
-      if (!resolved.ok) throw invalid(`Unknown swap source '${resolved.unknown}'; see /swap/sources`, param);
+      if (!resolved.ok) throw invalidParam(`Unknown swap source '${resolved.unknown}'; see /swap/sources`, param);
       return resolved.sources;
     };
     const includeSources = resolve(r.includeSources, "includeSources");
@@ -69,7 +68,7 @@ export function createSwapApprovalService(
     let actions: HandlerCall[] = [];
     if (r.actions?.length) {
       if (!destination.multicallHandler)
-        throw invalid(`Chain ${destination.chainId} has no MulticallHandler`, "actions");
+        throw invalidParam(`Chain ${destination.chainId} has no MulticallHandler`, "actions");
       try {
         actions = encodeEmbeddedActions(r.actions, { multicallHandler: destination.multicallHandler });
       } catch (error) {
@@ -79,7 +78,7 @@ export function createSwapApprovalService(
       }
     }
     if (outputToken.native && (appFee > 0 || actions.length > 0)) {
-      throw invalid(
+      throw invalidParam(
         "A native output cannot be combined with appFee or actions; ask for the wrapped token",
         "outputToken",
       );

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { autoSlippage, legSlippage, maximumAfterSlippage, minimumAfterSlippage } from "./slippage.ts";
+import {
+  amountCoveringSlippage,
+  autoSlippage,
+  legSlippage,
+  maximumAfterSlippage,
+  minimumAfterSlippage,
+} from "./slippage.ts";
 
 const WAD = 10n ** 18n;
 
@@ -21,5 +27,12 @@ describe("slippage", () => {
     expect(minimumAfterSlippage(999n, 0.005)).toBe(994n);
     expect(maximumAfterSlippage(999n, 0.005)).toBe(1004n);
     expect(maximumAfterSlippage(1000n, 0)).toBe(1000n);
+  });
+
+  it("the amount covering slippage is the least whose minimum still covers it", () => {
+    expect(amountCoveringSlippage(995n, 0.005)).toBe(1000n);
+    expect(minimumAfterSlippage(amountCoveringSlippage(994n, 0.005), 0.005)).toBeGreaterThanOrEqual(994n);
+    expect(minimumAfterSlippage(amountCoveringSlippage(994n, 0.005) - 1n, 0.005)).toBeLessThan(994n);
+    expect(amountCoveringSlippage(1000n, 0)).toBe(1000n);
   });
 });

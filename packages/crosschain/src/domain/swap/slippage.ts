@@ -42,3 +42,12 @@ export function minimumAfterSlippage(amount: bigint, slippage: number): bigint {
 export function maximumAfterSlippage(amount: bigint, slippage: number): bigint {
   return (amount * (SCALE + ppm(slippage)) + SCALE - 1n) / SCALE;
 }
+
+/**
+ * The least amount whose minimum after slippage still covers `amount`: `amount / (1 − slippage)`, rounded up
+ * (the size of a leg that must deliver `amount` even when it lands at its worst).
+ */
+export function amountCoveringSlippage(amount: bigint, slippage: number): bigint {
+  const kept = SCALE - ppm(slippage);
+  return (amount * SCALE + kept - 1n) / kept;
+}

@@ -20,6 +20,7 @@ import type { SuggestedFeesResponse } from "../../domain/fees/feeQuote.ts";
 import { convertDecimals } from "../../domain/fees/fixedPoint.ts";
 import { QuoteRefusedError } from "../../domain/quoteErrors.ts";
 import {
+  amountCoveringSlippage,
   legSlippage,
   maximumAfterSlippage,
   minimumAfterSlippage,
@@ -245,7 +246,7 @@ export async function planSwap(r: PlanRequest, market: SwapMarket): Promise<Swap
       });
     } else {
       // Buy enough that the minimum after slippage still covers the gross output.
-      const route = destinationRoute(ceilDiv(gross * PPM, PPM - BigInt(Math.round(s * 1e6))), "exactOutput");
+      const route = destinationRoute(amountCoveringSlippage(gross, s), "exactOutput");
       bridgeTarget = route.amountIn;
       destination = destinationLeg(route, "exactInput", s, {
         inputAmount: route.amountIn,
@@ -275,7 +276,7 @@ export async function planSwap(r: PlanRequest, market: SwapMarket): Promise<Swap
   if (needsOrigin) {
     const probe = originRoute(bridgeInput, "exactOutput");
     const s = slip(probe);
-    const wanted = ceilDiv(bridgeInput * PPM, PPM - BigInt(Math.round(s * 1e6)));
+    const wanted = amountCoveringSlippage(bridgeInput, s);
     const sized = originRoute(wanted, "exactOutput");
     inputAmount = sized.amountIn;
     const forward = originRoute(inputAmount, "exactInput");

@@ -5,13 +5,12 @@
  */
 import { getAddress, zeroAddress } from "viem";
 import type { SpokeChain } from "../../deployments.ts";
-import { QuoteRefusedError } from "../../domain/quoteErrors.ts";
+import { invalidParam } from "../../domain/quoteErrors.ts";
 import type { EmbeddedAction } from "../../domain/swap/embeddedActions.ts";
 import { MAX_SLIPPAGE, type SlippageRequest } from "../../domain/swap/slippage.ts";
 import { wrappedNativeOf } from "../../quotes/enabledRoutes.ts";
 import type { QuoteToken, TradeType } from "./swapPlan.ts";
 
-const invalid = (message: string, param?: string) => new QuoteRefusedError(message, "INVALID_PARAM", param);
 const lower = (a: string) => a.toLowerCase();
 
 /** The `/swap/approval` request, parsed (amounts and addresses still as text). */
@@ -46,7 +45,7 @@ export interface SwapApprovalRequest {
 export function parseSlippage(r: SwapApprovalRequest): SlippageRequest {
   if (r.slippage === undefined && r.slippageTolerance !== undefined) {
     if (!(r.slippageTolerance >= 0 && r.slippageTolerance <= MAX_SLIPPAGE * 100)) {
-      throw invalid("slippageTolerance must be between 0 and 50 (percent)", "slippageTolerance");
+      throw invalidParam("slippageTolerance must be between 0 and 50 (percent)", "slippageTolerance");
     }
     return r.slippageTolerance / 100;
   }
@@ -54,7 +53,7 @@ export function parseSlippage(r: SwapApprovalRequest): SlippageRequest {
   if (text === "auto") return "auto";
   const value = /^(0|[1-9]\d*)?(\.\d+)?(e-?\d+)?$/i.test(text) ? Number(text) : Number.NaN;
   if (!Number.isFinite(value) || value < 0 || value > MAX_SLIPPAGE) {
-    throw invalid(`slippage must be 'auto' or a number between 0 and ${MAX_SLIPPAGE}`, "slippage");
+    throw invalidParam(`slippage must be 'auto' or a number between 0 and ${MAX_SLIPPAGE}`, "slippage");
   }
   return value;
 }
@@ -64,7 +63,7 @@ export function quoteToken(chain: SpokeChain, address: string, param: string): Q
   if (lower(address) === zeroAddress) {
     const native = wrappedNativeOf(chain);
     if (!native)
-      throw invalid(`Chain ${chain.chainId} has no wrapped native token: the native coin cannot be used`, param);
+      throw invalidParam(`Chain ${chain.chainId} has no wrapped native token: the native coin cannot be used`, param);
     return {
       chainId: chain.chainId,
       address: zeroAddress,
@@ -75,7 +74,7 @@ export function quoteToken(chain: SpokeChain, address: string, param: string): Q
     };
   }
   const token = chain.tokens.find((t) => lower(t.address) === lower(address));
-  if (!token) throw invalid(`Unsupported token ${address} on chain ${chain.chainId}`, param);
+  if (!token) throw invalidParam(`Unsupported token ${address} on chain ${chain.chainId}`, param);
   return {
     chainId: chain.chainId,
     address: token.address,
@@ -98,20 +97,21 @@ export function nativeTokenOf(chain: SpokeChain): QuoteToken {
 export function checkSwapParameters(r: SwapApprovalRequest) {
   const tradeType = r.tradeType ?? "exactInput";
   const amount = BigInt(r.amount);
-  if (amount < 1n || amount >= 2n ** 256n) throw invalid("amount must be a positive integer below 2^256", "amount");
+  if (amount < 1n || amount >= 2n ** 256n)
+    throw invalidParam("amount must be a positive integer below 2^256", "amount");
   if (r.originChainId === r.destinationChainId) {
-    throw invalid("Origin and destination chains cannot be the same", "destinationChainId");
+    throw invalidParam("Origin and destination chains cannot be the same", "destinationChainId");
   }
   if ((r.appFee !== undefined) !== (r.appFeeRecipient !== undefined)) {
-    throw invalid("appFee and appFeeRecipient must be given together", "appFee, appFeeRecipient");
+    throw invalidParam("appFee and appFeeRecipient must be given together", "appFee, appFeeRecipient");
   }
   const appFee = r.appFee ?? 0;
-  if (!(appFee >= 0 && appFee < 1)) throw invalid("appFee must be a fraction between 0 and 1", "appFee");
+  if (!(appFee >= 0 && appFee < 1)) throw invalidParam("appFee must be a fraction between 0 and 1", "appFee");
   if (r.integratorId !== undefined && !/^0x[0-9a-fA-F]{4}$/.test(r.integratorId)) {
-    throw invalid("Invalid integrator ID. Needs to be 2 bytes hex string.", "integratorId");
+    throw invalidParam("Invalid integrator ID. Needs to be 2 bytes hex string.", "integratorId");
   }
   if (r.includeSources?.length && r.excludeSources?.length) {
-    throw invalid("Cannot use both includeSources and excludeSources", "excludeSources, includeSources");
+    throw invalidParam("Cannot use both includeSources and excludeSources", "excludeSources, includeSources");
   }
   return {
     tradeType,
