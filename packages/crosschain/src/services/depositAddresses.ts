@@ -69,7 +69,10 @@ export interface DepositAddressServiceOptions {
 
 export type CounterfactualResponse = Omit<SwapApprovalResponse, "swapTx"> & { depositAddress: Address };
 
+const PREDICTED_ADDRESSES_KEPT = 10_000;
+
 export function createDepositAddressService(o: DepositAddressServiceOptions) {
+  // Addresses already predicted (one RPC each), by chain and root; bounded, as every new recipient adds one.
   const predicted = new Map<string, Address>();
 
   async function quote(r: CounterfactualRequest): Promise<CounterfactualResponse> {
@@ -161,6 +164,7 @@ export function createDepositAddressService(o: DepositAddressServiceOptions) {
             { cause: error },
           );
         });
+      if (predicted.size >= PREDICTED_ADDRESSES_KEPT) predicted.clear();
       predicted.set(key, depositAddress);
     }
     await o.repository.save({
