@@ -15,10 +15,11 @@ import { type Crosschain, crosschainService } from "@platform/crosschain";
 import { contextChains, quotesWarm } from "@platform/crosschain/testing";
 import type { BackgroundJob } from "@platform/kernel";
 import { startTestService, type TestService } from "@platform/kernel/testing";
-import { type Address, createWalletClient, erc20Abi, type Hex, http, parseUnits } from "viem";
+import { type Address, createWalletClient, erc20Abi, type Hex, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
+import { paddedEstimates } from "./support/paddedWallet.ts";
 import { compileTestVault, vaultDepositActions } from "./support/testVault.ts";
 
 const A = 8453;
@@ -85,7 +86,7 @@ function sdkFor(userIndex: number) {
     rpcUrls: { [A]: f.chain(A).rpcUrl, [B]: f.chain(B).rpcUrl },
     pollingInterval: 100,
   });
-  const walletClient = createWalletClient({ account, chain: chains[0], transport: http(f.chain(A).rpcUrl) });
+  const walletClient = createWalletClient({ account, chain: chains[0], transport: paddedEstimates(f.chain(A).rpcUrl) });
   return { client, walletClient, account };
 }
 

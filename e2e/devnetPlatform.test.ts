@@ -14,6 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
+import { paddedEstimates } from "./support/paddedWallet.ts";
 import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
 import { compileTestVault, vaultDepositActions } from "./support/testVault.ts";
 
@@ -180,7 +181,11 @@ describe("platform start with the devnet", () => {
         recipient: owner,
         actions: vaultDepositActions(dai, vaultAddress, owner),
       });
-      const walletClient = createWalletClient({ account: user, chain: chains[0], transport: http(origin.rpcUrl) });
+      const walletClient = createWalletClient({
+        account: user,
+        chain: chains[0],
+        transport: paddedEstimates(origin.rpcUrl),
+      });
       const result = await client.executeSwapQuote({ walletClient: walletClient as never, swapQuote: quote });
       expect(result.fillTxReceipt?.status).toBe("success");
       const held = (await destinationClient.readContract({

@@ -9,11 +9,13 @@
  *   on its current range only (the slippage minimum protects the trade).
  *
  * Discovery runs rarely (pools are looked for again only while some are missing); reading is one multicall
- * per refresh, shared with the cache's other reads.
+ * per refresh, shared with the cache's other reads. A discovery whose request fails throws (no pool is taken
+ * for missing).
  */
 import { type Address, getAddress, type PublicClient, parseAbi, zeroAddress } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import type { AmmPool } from "../domain/swap/ammPool.ts";
+import { type CallResult, multicallEachMayFail } from "./multicallReads.ts";
 
 /** Source names (the anchor's 0x names for these venues). */
 export const UNISWAP_V2_SOURCE = "uniswap_v2";
@@ -39,7 +41,6 @@ export interface PoolRef {
   feePips: number;
 }
 
-type CallResult = { status: "success"; result: unknown } | { status: "failure"; error: Error };
 const lower = (a: string) => a.toLowerCase();
 
 /** Looks for every pool between the chain's tokens; `complete` when every candidate exists. */
@@ -79,11 +80,11 @@ export async function discoverPools(
     }
   }
   if (candidates.length === 0) return { pools: [], complete: true };
-  const results = (await client.multicall({
-    contracts: candidates.map((c) => c.call) as never,
-    allowFailure: true,
+  const results = await multicallEachMayFail(
+    client,
+    candidates.map((c) => c.call),
     multicallAddress,
-  })) as CallResult[];
+  );
   const pools: PoolRef[] = [];
   let missingV2 = false;
   results.forEach((r, i) => {

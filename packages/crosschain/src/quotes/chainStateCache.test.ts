@@ -38,7 +38,7 @@ const token = (chainId: number, symbol: string) => devnet.chain(chainId).tokens.
 /**
  * A JSON-RPC node in front of a devnet chain: it passes requests on and records their methods; while
  * `held` is set, it waits for that promise before answering; while `down`, it drops every connection as a
- * node that stopped would.
+ * node that stopped would; requests of the `failing` method get a 503, as from a node too busy to answer them.
  */
 async function startRpcProxy(upstream: string) {
   const node = {
@@ -46,6 +46,7 @@ async function startRpcProxy(upstream: string) {
     methods: [] as string[],
     held: undefined as Promise<void> | undefined,
     down: false,
+    failing: undefined as string | undefined,
     close: async () => {},
   };
   const server = createServer(async (req, res) => {
@@ -56,6 +57,10 @@ async function startRpcProxy(upstream: string) {
     await node.held;
     if (node.down) {
       req.socket.destroy();
+      return;
+    }
+    if (node.failing && [JSON.parse(body.toString())].flat().some((call) => call.method === node.failing)) {
+      res.writeHead(503).end("busy");
       return;
     }
     const reply = await fetch(upstream, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -230,6 +235,30 @@ describe("failures", () => {
       await failing.refresh();
       expect(failing.snapshot().errors.size).toBe(0);
       expect(failing.snapshot().chains.get(8453)).not.toBe(good);
+    } finally {
+      await failing.stop();
+      await node.close();
+    }
+  });
+
+  it("keeps the last balances when only the multicall request fails (never reads the failure as zero balances)", async () => {
+    const node = await startRpcProxy(devnet.chain(8453).rpcUrl);
+    const failing = createChainStateCache({
+      chains: chainsWith(8453, node.url),
+      relayerAddress: devnet.accounts.relayer.address,
+    });
+    try {
+      await failing.refresh();
+      const good = failing.snapshot().chains.get(8453)!;
+      expect(good.relayerBalances.size).toBeGreaterThan(0);
+      node.failing = "eth_call"; // the block and the gas price still answer
+      await failing.refresh();
+      expect(failing.snapshot().chains.get(8453)).toBe(good);
+      expect(failing.snapshot().errors.has(8453)).toBe(true);
+      node.failing = undefined;
+      await failing.refresh();
+      expect(failing.snapshot().errors.size).toBe(0);
+      expect(failing.snapshot().chains.get(8453)!.relayerBalances).toEqual(good.relayerBalances);
     } finally {
       await failing.stop();
       await node.close();

@@ -41,6 +41,7 @@ import { multicallAddressOf, nativeBalanceCall, tokenBalanceCall } from "./balan
 import type { EnabledRoutes } from "./enabledRoutes.ts";
 import { wrappedNativeOf } from "./enabledRoutes.ts";
 import { type HubPoolState, hubChainOf, hubPoolCalls, hubPoolStateFrom } from "./hubPool.ts";
+import { multicallEachMayFail } from "./multicallReads.ts";
 import { type ChainPrices, derivePrices, parseUsdPrice } from "./prices.ts";
 
 /** Recipient of simulated fills without a message (the anchor also simulates to a fixed address). */
@@ -154,7 +155,6 @@ const spokeAbi = () => {
 
 const lower = (a: string) => a.toLowerCase();
 const toBytes32 = (a: string) => pad(lower(a) as Hex, { size: 32 });
-type CallResult = { status: "success"; result: unknown } | { status: "failure"; error: Error };
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -414,13 +414,8 @@ export function createChainStateCache(options: ChainStateCacheOptions): ChainSta
           (v) => BigInt(v as string),
           () => 0n,
         ),
-        calls.length > 0
-          ? (w.client.multicall({
-              contracts: calls as never,
-              allowFailure: true,
-              multicallAddress: w.multicallAddress,
-            }) as Promise<CallResult[]>)
-          : Promise.resolve([] as CallResult[]),
+        // A failed request throws (the previous state is kept), never reads as zero balances.
+        multicallEachMayFail(w.client, calls, w.multicallAddress),
       ]);
       const baseFee = block.baseFeePerGas ?? undefined;
       const gasPrice =

@@ -16,6 +16,7 @@ import {
   resolveRateModel,
 } from "../domain/fees/lpFee.ts";
 import type { ChainStateSnapshot } from "./chainStateCache.ts";
+import type { CallResult } from "./multicallReads.ts";
 
 export interface HubPoolToken extends HubPoolLiquidity {
   /** `pooledTokens(l1Token).isEnabled`: LPs can provide this token. */
@@ -61,8 +62,6 @@ export function hubPoolCalls(hub: SpokeChain) {
       : []),
   ];
 }
-
-type CallResult = { status: "success"; result: unknown } | { status: "failure"; error: Error };
 
 /** The state from the results of {@link hubPoolCalls} (same order); tokens whose pool read failed are absent. */
 export function hubPoolStateFrom(hub: SpokeChain, results: readonly CallResult[]): HubPoolState {
