@@ -139,7 +139,7 @@ export function getChain(chainId: number): ChainInfo | undefined {
 /** Chain ids started by `npm start`: the mainnets Across serves most, plus HyperEVM and HyperCore. */
 export const DEFAULT_DEVNET_CHAINS: number[] = [1, 10, 137, 8453, 42161, 999, 1337];
 
-/** Default devnet RPC port per chain (see DESIGN.md "Default addresses"). */
+/** Default devnet RPC port per chain (the README's services table lists them). */
 export const DEFAULT_DEVNET_PORTS: Record<number, number> = {
   1: 8545,
   10: 8546,
