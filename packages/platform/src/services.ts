@@ -18,7 +18,6 @@ export function findService(name: string): ServiceDefinition | undefined {
   return allServices.find((s) => s.name === name);
 }
 
-/** Checks a key request; returns the plan to store, or throws a message for the operator. */
 /** The service called `name`, or an error naming the ones that exist. */
 export function requireService(name: string): ServiceDefinition {
   const service = findService(name);
@@ -26,6 +25,7 @@ export function requireService(name: string): ServiceDefinition {
   return service;
 }
 
+/** Checks a key request; returns the plan to store, or throws a message for the operator. */
 export function keyPlanFor(serviceName: string, plan: string | undefined | null): string | null {
   const service = requireService(serviceName);
   if (!service.plans) {
