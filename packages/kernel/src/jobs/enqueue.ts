@@ -68,3 +68,37 @@ export async function enqueueJob(
   if (row.due) await q.query("SELECT pg_notify($1, $2)", [JOBS_CHANNEL, queue]);
   return row.id;
 }
+
+/** Options of `enqueueJobs`: those of `enqueueJob` but the singleton key (one key is one job). */
+export type EnqueueManyOptions = Omit<EnqueueOptions, "singletonKey">;
+
+/**
+ * Adds one job per payload to `queue` in one statement (bulk work: a day of imports, a batch of webhooks) and
+ * answers their ids in payload order.
+ *
+ * @example
+ * await enqueueJobs(tx, "wearables.webhooks", deliveries.map((d) => ({ deliveryId: d.id })));
+ */
+export async function enqueueJobs(
+  q: Queryable,
+  queue: string,
+  payloads: readonly unknown[],
+  options: EnqueueManyOptions = {},
+): Promise<string[]> {
+  checkQueueName(queue);
+  const { runAt, delayMs, maxAttempts = 5 } = options;
+  if (!Number.isSafeInteger(maxAttempts) || maxAttempts < 1) {
+    throw new InvalidJobError(`maxAttempts must be a whole number ≥ 1, not ${maxAttempts}`);
+  }
+  if (payloads.length === 0) return [];
+  const rows = await q.query<{ id: string; due: boolean }>(
+    `INSERT INTO platform.jobs (queue, payload, max_attempts, run_at)
+     SELECT $1, p.payload, $3, coalesce($4::timestamptz, now() + make_interval(secs => $5::double precision / 1000))
+     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS p(payload, n) ORDER BY p.n
+     RETURNING id, run_at <= now() AS due`,
+    [queue, JSON.stringify(payloads.map((p) => p ?? {})), maxAttempts, runAt ?? null, delayMs ?? 0],
+  );
+  if (rows.some((r) => r.due)) await q.query("SELECT pg_notify($1, $2)", [JOBS_CHANNEL, queue]);
+  // Identity values are handed out in insertion order, which follows the payloads' order.
+  return rows.map((r) => r.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+}

@@ -1,8 +1,10 @@
 /** The job and lease layer: durable jobs, recurring jobs, leases with fencing tokens (see each module). */
 export { type BackoffOptions, DEFAULT_BACKOFF, retryDelayMs } from "./backoff.ts";
 export {
+  type EnqueueManyOptions,
   type EnqueueOptions,
   enqueueJob,
+  enqueueJobs,
   InvalidJobError,
   type InvalidJobErrorType,
   JOBS_CHANNEL,

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestDatabase } from "../db/testDatabase.ts";
-import { enqueueJob, JOBS_CHANNEL } from "./enqueue.ts";
+import { enqueueJob, enqueueJobs, JOBS_CHANNEL } from "./enqueue.ts";
 import { JobLockLostError, JobSingletonConflictError, JobStateError } from "./errors.ts";
 import { cancelJob, enqueueDueOccurrences, getJob, listJobs, retryJob, upsertSchedules } from "./jobStore.ts";
 import { createJobsTestDatabase, silentLogger as logger, waitFor } from "./testing.ts";
@@ -51,6 +51,21 @@ describe("enqueue", () => {
     } finally {
       await stop();
     }
+  });
+
+  it("enqueues many in one statement, in payload order, and nothing when the transaction rolls back", async () => {
+    const ids = await enqueueJobs(t.db, "test.many", [{ n: 0 }, { n: 1 }, { n: 2 }], { maxAttempts: 2 });
+    expect(ids).toHaveLength(3);
+    const jobs = await listJobs(t.db, { queue: "test.many" });
+    expect(jobs.map((j) => [j.id, j.payload, j.max_attempts]).reverse()).toEqual(ids.map((id, n) => [id, { n }, 2]));
+    await t.db
+      .transaction(async (tx) => {
+        await enqueueJobs(tx, "test.many", [{ n: 3 }]);
+        throw new Error("rolled back");
+      })
+      .catch(() => undefined);
+    expect(await jobCount("test.many")).toBe(3);
+    expect(await enqueueJobs(t.db, "test.many", [])).toEqual([]);
   });
 
   it("refuses a second queued or active job of one singleton key, by the unique index", async () => {

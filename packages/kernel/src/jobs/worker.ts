@@ -162,6 +162,8 @@ export function createJobWorker({
   let poll: NodeJS.Timeout | undefined;
   let nextTimer: NodeJS.Timeout | undefined;
   let stopListening: (() => Promise<void>) | undefined;
+  /** Set by the poll (and at start): the next drain frees expired locks and enqueues recurring occurrences. */
+  let housekeepingDue = true;
 
   const runningOf = (queue: string) => [...running.values()].filter((r) => r.queue === queue).length;
 
@@ -240,11 +242,20 @@ export function createJobWorker({
     }
   }
 
-  async function drainOnce(): Promise<void> {
+  /** What the poll does besides taking jobs: free expired locks, enqueue due recurring occurrences. */
+  async function housekeeping(): Promise<void> {
     await reapExpiredJobs(db);
     if (scheduleNames.length > 0) {
       await db.transaction((tx) => enqueueDueOccurrences(tx, scheduleNames));
     }
+  }
+
+  async function drainOnce(): Promise<void> {
+    if (housekeepingDue) {
+      housekeepingDue = false;
+      await housekeeping();
+    }
+    let spare = false;
     for (const queue of names) {
       const definition = queues[queue] as QueueDefinition<unknown>;
       const concurrency = definition.concurrency ?? 1;
@@ -253,8 +264,10 @@ export function createJobWorker({
       const lockMs = (definition.timeoutMs ?? 300_000) + lockGraceMs;
       const jobs = await claimJobs(db, queue, free, workerId, lockMs);
       for (const job of jobs) run(queue, job);
+      if (jobs.length < free) spare = true;
     }
-    await armNextTimer();
+    // Only a worker with room for more needs to know when the next job comes due.
+    if (spare || names.length === 0) await armNextTimer();
   }
 
   /** Wakes the worker when the earliest queued job or schedule it knows of comes due (before the next poll). */
@@ -264,7 +277,14 @@ export function createJobWorker({
     if (stopping) return;
     const ms = await msUntilNextJob(db, watched);
     if (ms === undefined || ms >= pollIntervalMs) return;
-    nextTimer = setTimeout(wake, Math.max(ms, 10));
+    nextTimer = setTimeout(
+      () => {
+        // A recurring period may be what comes due.
+        housekeepingDue = scheduleNames.length > 0 || housekeepingDue;
+        wake();
+      },
+      Math.max(ms, 10),
+    );
     nextTimer.unref();
   }
 
@@ -299,6 +319,7 @@ export function createJobWorker({
       if (started) return;
       started = true;
       stopping = false;
+      housekeepingDue = true;
       if (schedules.length > 0) await upsertSchedules(db, schedules);
       try {
         stopListening = await db.listen(JOBS_CHANNEL, (queue) => {
@@ -307,7 +328,10 @@ export function createJobWorker({
       } catch (error) {
         log.warn({ err: error }, "listening for jobs failed; polling only");
       }
-      poll = setInterval(wake, pollIntervalMs);
+      poll = setInterval(() => {
+        housekeepingDue = true;
+        wake();
+      }, pollIntervalMs);
       poll.unref();
       wake();
     },
