@@ -64,4 +64,6 @@ export {
   type JobWorker,
   processHolderId,
   type QueueDefinition,
+  WorkerStoppingError,
+  type WorkerStoppingErrorType,
 } from "./worker.ts";

@@ -9,7 +9,7 @@ import { enqueueJob, enqueueJobs, JOBS_CHANNEL } from "./enqueue.ts";
 import { JobLockLostError, JobSingletonConflictError, JobStateError } from "./errors.ts";
 import { cancelJob, enqueueDueOccurrences, getJob, listJobs, retryJob, upsertSchedules } from "./jobStore.ts";
 import { createJobsTestDatabase, silentLogger as logger, waitFor } from "./testing.ts";
-import { createJobWorker, type JobWorker } from "./worker.ts";
+import { createJobWorker, type JobWorker, WorkerStoppingError } from "./worker.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -162,7 +162,7 @@ describe("worker", () => {
 
   it("runs a job for later no sooner than its time", async () => {
     const id = (await enqueueJob(t.db, "test.later", {}, { delayMs: 400 })) as string;
-    const [{ run_at: runAt }] = (await listJobs(t.db, { queue: "test.later" })) as [{ run_at: Date }];
+    const runAt = (await getJob(t.db, id))?.run_at as Date;
     let startedAt: Date | undefined;
     const worker = createJobWorker({
       db: t.db,
@@ -280,32 +280,46 @@ describe("worker", () => {
     await expect(retryJob(t.db, "999999999")).rejects.toMatchObject({ name: "JobNotFoundError" });
   });
 
-  it("gives a running job back on stop, its attempt not counted", async () => {
-    const id = (await enqueueJob(t.db, "test.stop", {})) as string;
-    let started = false;
-    let abortedBy: unknown;
+  it("on stop, asks handlers to stop: one that gives up has its job given back, one that finishes completes it", async () => {
+    const givesUp = (await enqueueJob(t.db, "test.stop", { finish: false })) as string;
+    const finishes = (await enqueueJob(t.db, "test.stop", { finish: true })) as string;
+    const hangs = (await enqueueJob(t.db, "test.stop-hang", {})) as string;
+    let started = 0;
+    const reasons: unknown[] = [];
     const worker = createJobWorker({
       db: t.db,
       logger,
-      stopTimeoutMs: 50,
+      stopTimeoutMs: 100,
       queues: {
         "test.stop": {
+          concurrency: 2,
           handler: (job) =>
-            new Promise<void>((_, reject) => {
-              started = true;
+            new Promise<void>((resolve, reject) => {
+              started += 1;
               job.signal.addEventListener("abort", () => {
-                abortedBy = job.signal.reason;
-                reject(job.signal.reason);
+                reasons.push(job.signal.reason);
+                if ((job.payload as { finish: boolean }).finish) resolve();
+                else reject(job.signal.reason);
               });
+            }),
+        },
+        // Ignores its signal: given back once stopTimeoutMs has passed.
+        "test.stop-hang": {
+          handler: () =>
+            new Promise<void>(() => {
+              started += 1;
             }),
         },
       },
     });
     await worker.start();
-    await waitFor("the job to start", () => started);
+    await waitFor("the jobs to start", () => started === 3);
     await worker.stop();
-    expect(String(abortedBy)).toMatch(/stopping/);
-    expect(await getJob(t.db, id)).toMatchObject({ state: "queued", attempts: 0, locked_by: null });
+    expect(reasons).toHaveLength(2);
+    for (const reason of reasons) expect(reason).toBeInstanceOf(WorkerStoppingError);
+    expect(await getJob(t.db, givesUp)).toMatchObject({ state: "queued", attempts: 0, locked_by: null });
+    expect(await getJob(t.db, finishes)).toMatchObject({ state: "completed", attempts: 1 });
+    expect(await getJob(t.db, hangs)).toMatchObject({ state: "queued", attempts: 0, locked_by: null });
   });
 });
 

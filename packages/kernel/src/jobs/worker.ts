@@ -66,7 +66,10 @@ export interface JobContext<P = unknown> {
   /** 1 on the first run, 2 on the first retry, … */
   attempt: number;
   maxAttempts: number;
-  /** Aborted when the run outlives its `timeoutMs`, or when the worker stops and gives the job back. */
+  /**
+   * Aborted when the run outlives its `timeoutMs` (reason `JobTimeoutError`) or when the worker stops (reason
+   * `WorkerStoppingError`: a handler that then throws has its job given back, one that resolves completes it).
+   */
   signal: AbortSignal;
   /**
    * In the handler's transaction `tx`: asserts this run still holds the job (and keeps its row locked until
@@ -117,13 +120,22 @@ export interface JobWorker extends BackgroundJob {
   /** Looks for due jobs now. */
   wake(): void;
   /**
-   * Stops taking jobs, waits up to `stopTimeoutMs` for running handlers, then aborts the others and gives their
-   * jobs back (queued at once, the attempt not counted).
+   * Stops taking jobs, aborts the running handlers' signals and waits up to `stopTimeoutMs` for them; the jobs of
+   * those that threw or still run are given back (queued at once, the attempt not counted).
    */
   stop(): Promise<void>;
   status(): JobStatus;
   readonly workerId: string;
 }
+
+/** The reason of a handler's signal when its worker stops. */
+export class WorkerStoppingError extends Error {
+  override name = "WorkerStoppingError" as const;
+  constructor() {
+    super("the job worker is stopping");
+  }
+}
+export type WorkerStoppingErrorType = WorkerStoppingError & { name: "WorkerStoppingError" };
 
 /** Identifies a process in `locked_by` and `platform.leases.holder`. */
 export const processHolderId = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -203,7 +215,11 @@ export function createJobWorker({
           log.warn({ job: job.id, queue }, "job finished after its claim was lost; its completion was refused");
         }
       } catch (error) {
-        if (abort.signal.aborted && stopping && !(error instanceof JobTimeoutError)) return; // given back by stop()
+        if (abort.signal.reason instanceof WorkerStoppingError) {
+          // Interrupted by stop(), not failed: given back, the attempt not counted.
+          await releaseJob(db, claim).catch((e) => log.warn({ err: e, job: job.id }, "giving a job back failed"));
+          return;
+        }
         await settleFailure(queue, claim, job, error, definition.backoff);
       } finally {
         clearTimeout(timer);
@@ -344,7 +360,11 @@ export function createJobWorker({
       await stopListening?.().catch((error) => log.warn({ err: error }, "unlisten failed"));
       stopListening = undefined;
       await draining;
+      // Handlers are asked to stop (their signal), then given `stopTimeoutMs` to end: one that finishes its job
+      // completes it, one that gives up has its job given back; a job whose handler is still running after
+      // that is given back anyway (its claim is gone, so whatever it writes later through the job is refused).
       const all = [...running.values()];
+      for (const r of all) r.abort.abort(new WorkerStoppingError());
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
         timer = setTimeout(resolve, stopTimeoutMs);
@@ -352,7 +372,6 @@ export function createJobWorker({
       await Promise.race([Promise.all(all.map((r) => r.done)), grace]);
       clearTimeout(timer);
       for (const r of running.values()) {
-        r.abort.abort(new Error("the worker is stopping"));
         await releaseJob(db, r.claim).catch((error) => log.warn({ err: error, job: r.claim.id }, "giving back failed"));
       }
       started = false;
