@@ -247,7 +247,8 @@ export function createJobWorker({
     try {
       const state = await failJob(db, claim, message, retryDelayMs(job.attempts, backoff, random));
       if (state === "dead") counts.dead += 1;
-      else counts.failed += 1;
+      else if (state === "queued") counts.failed += 1;
+      else counts.lost += 1; // cancelled, or its lock expired and another worker has it
       log.warn(
         { err: error, job: job.id, queue, attempt: job.attempts, state: state ?? "lost" },
         state === "dead" ? "job failed for the last time: dead" : "job failed",
