@@ -107,7 +107,7 @@ describe("platform wearables", () => {
     expect(job.samples_written).toBeGreaterThan(10);
   }, 120_000);
 
-  it("platform jobs lists the scores passes (kernel's job layer) through the admin socket, and cancels by id", async () => {
+  it("platform jobs lists the scores passes the platform ran (through its admin socket on PGlite), and refuses to cancel a completed one", async () => {
     const runs = json<{ id: string; queue: string; state: string }[]>(
       await runPlatform(["jobs", "list", "--queue", "wearables.scores", "--state", "completed", "--json"], env),
     );
