@@ -72,49 +72,49 @@ describe("leases", () => {
     expect(rows.map((r) => r.entry)).toEqual(["old, while holding", "new"]);
   });
 
-  // PostgreSQL only: PGlite has one connection, so its transactions never overlap.
-  it.runIf(process.env.TEST_DATABASE_URL)(
-    "a takeover waits for the holder's transaction in progress (FOR SHARE), then fences it out",
-    async () => {
-      const leases = createLeases({ db: t.db });
-      const holder = (await leases.acquire({ name: "test.share", holder: "h", ttlMs: 60_000 }))!;
-      let releaseWrite: () => void = () => {};
-      const writing = new Promise<void>((resolve) => {
-        releaseWrite = resolve;
+  it("a takeover waits for the holder's transaction in progress (FOR SHARE), then fences it out", async () => {
+    const leases = createLeases({ db: t.db });
+    const holder = (await leases.acquire({ name: "test.share", holder: "h", ttlMs: 60_000 }))!;
+    let releaseWrite: () => void = () => {};
+    const writing = new Promise<void>((resolve) => {
+      releaseWrite = resolve;
+    });
+    let asserted = false;
+    const write = t.db.transaction(async (tx) => {
+      await leases.assertHeld(tx, holder);
+      asserted = true;
+      await writing;
+      await tx.query("INSERT INTO public.ledger VALUES ('holder, in flight', $1)", [holder.token.toString()]);
+    });
+    await waitFor("the holder's assertion", () => asserted);
+    // Another instance finds the lease expired and takes it over, in one transaction: it has to wait.
+    let takenOver = false;
+    const takeover = t.db
+      .transaction(async (tx) => {
+        await tx.query("UPDATE platform.leases SET expires_at = clock_timestamp() WHERE name = 'test.share'");
+        return createLeases({ db: tx }).acquire({ name: "test.share", holder: "t", ttlMs: 60_000 });
+      })
+      .then((lease) => {
+        takenOver = true;
+        return lease;
       });
-      let asserted = false;
-      const write = t.db.transaction(async (tx) => {
-        await leases.assertHeld(tx, holder);
-        asserted = true;
-        await writing;
-        await tx.query("INSERT INTO public.ledger VALUES ('holder, in flight', $1)", [holder.token.toString()]);
-      });
-      await waitFor("the holder's assertion", () => asserted);
-      // Another instance finds the lease expired and takes it over, in one transaction: it has to wait.
-      let takenOver = false;
-      const takeover = t.db
-        .transaction(async (tx) => {
-          await tx.query("UPDATE platform.leases SET expires_at = clock_timestamp() WHERE name = 'test.share'");
-          return createLeases({ db: tx }).acquire({ name: "test.share", holder: "t", ttlMs: 60_000 });
-        })
-        .then((lease) => {
-          takenOver = true;
-          return lease;
-        });
+    // PostgreSQL: the takeover's UPDATE is seen waiting for the row the holder locked FOR SHARE. PGlite has one
+    // connection: the takeover's transaction waits for the holder's to end (asking pg_locks would wait too).
+    if (t.db.driver === "postgres") {
       await waitFor("the takeover to wait for the holder's row lock", async () => {
         const [row] = await t.db.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted");
         return (row?.n ?? 0) > 0;
       });
-      expect(takenOver).toBe(false);
-      releaseWrite();
-      await write;
-      const lease = await takeover;
-      expect(lease?.token).toBe(holder.token + 1n);
-      // What the holder wrote while it held the lease stays; after the takeover, it writes nothing.
-      expect(await t.db.query("SELECT 1 FROM public.ledger WHERE entry = 'holder, in flight'")).toHaveLength(1);
-      await expect(t.db.transaction((tx) => leases.assertHeld(tx, holder))).rejects.toBeInstanceOf(LeaseLostError);
-    },
-  );
+    }
+    expect(takenOver).toBe(false);
+    releaseWrite();
+    await write;
+    const lease = await takeover;
+    expect(lease?.token).toBe(holder.token + 1n);
+    // What the holder wrote while it held the lease stays; after the takeover, it writes nothing.
+    expect(await t.db.query("SELECT 1 FROM public.ledger WHERE entry = 'holder, in flight'")).toHaveLength(1);
+    await expect(t.db.transaction((tx) => leases.assertHeld(tx, holder))).rejects.toBeInstanceOf(LeaseLostError);
+  });
 
   it("refuses names and TTLs that cannot be", async () => {
     const leases = createLeases({ db: t.db });
@@ -149,10 +149,13 @@ describe("runWhileLeased", () => {
 
       // a's lease is taken from it (as if a paused past it): its renewal fails, its loop is stopped, b runs.
       await expire("test.loop");
+      // b may start before a notices (at its next renewal, within renewMs): the two overlap for that moment,
+      // which is what the fencing token is for (a's fenced writes are refused from b's takeover on).
       await waitFor("b to take over", () => b.holding());
       await waitFor("a's loop to stop", () => events.includes("a stop"));
-      expect(events.slice(0, 2)).toEqual(["a start 1", "a stop"]);
+      expect(events[0]).toBe("a start 1");
       expect(events).toContain("b start 2");
+      expect(events.filter((e) => e.startsWith("a start"))).toHaveLength(1);
       expect(b.status()).toMatchObject({ holding: true, token: "2" });
     } finally {
       await a.stop();
