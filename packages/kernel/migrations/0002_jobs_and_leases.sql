@@ -34,6 +34,8 @@ CREATE UNIQUE INDEX jobs_schedule_occurrence_idx ON platform.jobs (schedule, run
 CREATE INDEX jobs_due_idx ON platform.jobs (queue, run_at, id) WHERE state = 'queued';
 CREATE INDEX jobs_locked_idx ON platform.jobs (locked_until) WHERE state = 'active';
 CREATE INDEX jobs_listing_idx ON platform.jobs (queue, id);
+-- What the workers prune once it is old enough (see the worker's keepCompletedMs and keepDeadMs).
+CREATE INDEX jobs_finished_idx ON platform.jobs (finished_at) WHERE state IN ('completed', 'cancelled', 'dead');
 
 -- Recurring jobs: one row per schedule; the worker that locks a due row enqueues the period's occurrence and
 -- moves `next_run_at` to the next period's start in the same transaction.

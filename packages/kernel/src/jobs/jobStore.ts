@@ -139,6 +139,26 @@ export async function reapExpiredJobs(q: Queryable): Promise<number> {
   return rows.length;
 }
 
+/**
+ * Deletes completed and cancelled jobs finished more than `keepCompletedMs` ago and dead ones finished more than
+ * `keepDeadMs` ago, at most `limit` per call (the next call goes on). Answers how many were deleted.
+ */
+export async function pruneFinishedJobs(
+  q: Queryable,
+  { keepCompletedMs, keepDeadMs, limit = 1_000 }: { keepCompletedMs: number; keepDeadMs: number; limit?: number },
+): Promise<number> {
+  const rows = await q.query(
+    `DELETE FROM platform.jobs WHERE id IN (
+       SELECT id FROM platform.jobs
+       WHERE (state IN ('completed', 'cancelled') AND finished_at < now() - make_interval(secs => $1::double precision / 1000))
+          OR (state = 'dead' AND finished_at < now() - make_interval(secs => $2::double precision / 1000))
+       LIMIT $3)
+     RETURNING 1`,
+    [keepCompletedMs, keepDeadMs, limit],
+  );
+  return rows.length;
+}
+
 /** Milliseconds until the next queued job of `queues` is due (0 when one is due), undefined when none waits. */
 export async function msUntilNextJob(q: Queryable, queues: readonly string[]): Promise<number | undefined> {
   const [row] = await q.query<{ ms: number | null }>(

@@ -323,6 +323,33 @@ describe("worker", () => {
   });
 });
 
+describe("retention", () => {
+  it("deletes completed and cancelled jobs after keepCompletedMs, dead ones after keepDeadMs", async () => {
+    const ids: Record<string, string> = {};
+    for (const name of ["oldDone", "newDone", "oldCancelled", "oldDead", "newerDead", "queued"]) {
+      ids[name] = (await enqueueJob(t.db, "test.prune", { name })) as string;
+    }
+    const finish = (name: string, state: string, ago: string) =>
+      t.db.query(
+        `UPDATE platform.jobs SET state = $2, finished_at = now() - $3::interval, run_at = now() - interval '1 year'
+         WHERE id = $1`,
+        [ids[name], state, ago],
+      );
+    await finish("oldDone", "completed", "2 days");
+    await finish("newDone", "completed", "1 hour");
+    await finish("oldCancelled", "cancelled", "2 days");
+    await finish("oldDead", "dead", "15 days");
+    await finish("newerDead", "dead", "2 days");
+    // A worker prunes in its first housekeeping, whatever its queues.
+    const worker = createJobWorker({ db: t.db, logger, queues: {} });
+    await withWorkers([worker], () =>
+      waitFor("the old jobs to be deleted", async () => (await jobCount("test.prune")) === 3),
+    );
+    const left = (await listJobs(t.db, { queue: "test.prune" })).map((j) => j.id).sort();
+    expect(left).toEqual([ids.newDone, ids.newerDead, ids.queued].sort());
+  });
+});
+
 describe("recurring jobs", () => {
   it("enqueue one occurrence per period however many workers look at once", async () => {
     await upsertSchedules(t.db, [{ name: "test.race", queue: "test.race", everyMs: 60_000 }]);

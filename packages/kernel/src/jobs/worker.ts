@@ -51,6 +51,7 @@ import {
   type JobClaim,
   type JobRecord,
   msUntilNextJob,
+  pruneFinishedJobs,
   reapExpiredJobs,
   releaseJob,
   type ScheduleDefinition,
@@ -110,6 +111,10 @@ export interface CreateJobWorkerParameters {
   stopTimeoutMs?: number;
   /** Names this worker in `locked_by` (default host:pid:random). */
   workerId?: string;
+  /** How long completed and cancelled jobs stay listed before the workers delete them; default 1 day. */
+  keepCompletedMs?: number;
+  /** How long dead jobs stay (to be looked at and retried); default 14 days. */
+  keepDeadMs?: number;
   /** For the jitter of retry delays; default `Math.random`. */
   random?: () => number;
 }
@@ -156,6 +161,8 @@ export function createJobWorker({
   lockGraceMs = 10_000,
   stopTimeoutMs = 10_000,
   workerId = processHolderId(),
+  keepCompletedMs = 86_400_000,
+  keepDeadMs = 14 * 86_400_000,
   random = Math.random,
 }: CreateJobWorkerParameters): JobWorker {
   const log = logger.child({ worker: workerId });
@@ -259,9 +266,18 @@ export function createJobWorker({
     }
   }
 
-  /** What the poll does besides taking jobs: free expired locks, enqueue due recurring occurrences. */
+  let prunedAt = 0;
+
+  /**
+   * What the poll does besides taking jobs: free expired locks, enqueue due recurring occurrences, and (at most
+   * once a minute) delete old finished jobs.
+   */
   async function housekeeping(): Promise<void> {
     await reapExpiredJobs(db);
+    if (Date.now() - prunedAt >= 60_000) {
+      prunedAt = Date.now();
+      await pruneFinishedJobs(db, { keepCompletedMs, keepDeadMs });
+    }
     if (scheduleNames.length > 0) {
       await db.transaction((tx) => enqueueDueOccurrences(tx, scheduleNames));
     }
