@@ -2,7 +2,8 @@
  * The wearables health data as a newcomer gets it: `platform wearables demo-data` (no platform running: the
  * command runs the import itself), then `platform start`, where every data family answers with the demo
  * person's data; and `platform wearables import` of a GPX workout while the platform runs (the job is queued
- * through the admin socket and run by the platform's import runner), followed to completion.
+ * through the admin socket and run by the platform's import runner), followed to completion; `platform jobs`
+ * lists the scores passes the platform ran on kernel's job layer.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -104,5 +105,17 @@ describe("platform wearables", () => {
     const job = json<ImportJob>(await runPlatform(["wearables", "import", userId, file, "--json"], env));
     expect(job).toMatchObject({ state: "completed", events_written: 1 });
     expect(job.samples_written).toBeGreaterThan(10);
+  }, 120_000);
+
+  it("platform jobs lists the scores passes the platform ran (through its admin socket on PGlite), and refuses to cancel a completed one", async () => {
+    const runs = json<{ id: string; queue: string; state: string }[]>(
+      await runPlatform(["jobs", "list", "--queue", "wearables.scores", "--state", "completed", "--json"], env),
+    );
+    expect(runs.length).toBeGreaterThan(0);
+    expect(runs[0]).toMatchObject({ queue: "wearables.scores", state: "completed" });
+    expect(Array.isArray(json<unknown[]>(await runPlatform(["jobs", "leases", "--json"], env)))).toBe(true);
+    const refused = await runPlatform(["jobs", "cancel", runs[0]?.id as string], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/is completed: it cannot be cancelled/);
   }, 120_000);
 });

@@ -22,6 +22,7 @@ export { type CreateOutboxReaderParameters, createOutboxReader, type OutboxReade
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, type HttpErrorType, toHttpError } from "./http/httpError.ts";
 export { toJobStatus } from "./jobStatus.ts";
+export * from "./jobs/index.ts";
 export { kernelMigrations } from "./kernelMigrations.ts";
 export {
   createMemoryRateCounter,

@@ -1,6 +1,6 @@
 /**
  * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`, `devnet`,
- * `relayer` (the crosschain relayer role alone), `status` (background jobs), `chainstats backfill`.
+ * `relayer` (the crosschain relayer role alone), `status` (background jobs), `jobs` (durable jobs and leases), `chainstats backfill`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
 import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
@@ -17,6 +17,7 @@ import {
 import { chainstatsBackfill } from "./commands/chainstats.ts";
 import { configCommand } from "./commands/config.ts";
 import { devnetCommand } from "./commands/devnet.ts";
+import { jobActionCommand, listJobsCommand, listLeasesCommand } from "./commands/jobs.ts";
 import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { relayerCommand } from "./commands/relayer.ts";
@@ -97,6 +98,29 @@ keys
   .command("revoke <id>")
   .description("revoke an API key by id")
   .action(run((id: string) => revokeKey(config(), id)));
+
+const jobs = program.command("jobs").description("the durable jobs and leases of every service");
+jobs
+  .command("list")
+  .description("list jobs, newest first: state, attempts, holder, last error")
+  .option("--queue <name>", "only this queue's jobs")
+  .option("--state <state>", "only jobs in this state (queued, active, completed, dead, cancelled)")
+  .option("--limit <n>", "at most this many (default 100, at most 1000)", positiveInteger)
+  .option("--json", "print JSON")
+  .action(run((o: { queue?: string; state?: string; limit?: number; json?: boolean }) => listJobsCommand(config(), o)));
+jobs
+  .command("leases")
+  .description("list leases: holder, fencing token, expiry")
+  .option("--json", "print JSON")
+  .action(run((o: { json?: boolean }) => listLeasesCommand(config(), o)));
+jobs
+  .command("retry <id>")
+  .description("queue a dead, cancelled or completed job again, its attempts from zero")
+  .action(run((id: string) => jobActionCommand(config(), "retry", id)));
+jobs
+  .command("cancel <id>")
+  .description("cancel a queued or active job")
+  .action(run((id: string) => jobActionCommand(config(), "cancel", id)));
 
 program
   .command("devnet")

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   createHttpServer,
+  createJobWorker,
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
@@ -18,7 +19,7 @@ import { openapiTags } from "./http/openapiTags.ts";
 import { registerSummaryRoutes } from "./http/summaries.ts";
 import { registerUserRoutes } from "./http/users.ts";
 import { createImportsModule, type ImportsModule } from "./imports/importsModule.ts";
-import { createScoresJob } from "./jobs/scoresJob.ts";
+import { createScoresJob, SCORES_QUEUE } from "./jobs/scoresJob.ts";
 import { createSummariesService, type SummariesService } from "./services/summaries.ts";
 import { createUsersService, type UsersService } from "./services/users.ts";
 import { createSummariesRepository } from "./store/summariesRepository.ts";
@@ -60,10 +61,16 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
     async startJobs() {
       imports.runner.start();
       const scores = createScoresJob({ db, logger: log, intervalMs: 5_000 });
-      scores.start();
+      const worker = createJobWorker({
+        db,
+        logger: log,
+        queues: { [SCORES_QUEUE]: scores.queue },
+        schedules: [scores.schedule],
+      });
+      await worker.start();
       return {
         stop: async () => {
-          await Promise.all([imports.runner.stop(), scores.stop()]);
+          await Promise.all([imports.runner.stop(), worker.stop()]);
         },
         status: () => ({ imports: imports.runner.status(), scores: scores.status() }),
       };

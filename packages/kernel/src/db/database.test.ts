@@ -80,7 +80,10 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
 
   it("applies migrations once and refuses an edited one", async () => {
     const migrations = loadMigrations("platform", new URL("../../migrations", import.meta.url).pathname);
-    expect((await migrate(t.db, migrations)).applied).toEqual(["platform/0001_api_keys"]);
+    expect((await migrate(t.db, migrations)).applied).toEqual([
+      "platform/0001_api_keys",
+      "platform/0002_jobs_and_leases",
+    ]);
     expect((await migrate(t.db, migrations)).applied).toEqual([]);
     const edited = migrations.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
     await expect(migrate(t.db, edited)).rejects.toThrow(/was changed after it was applied/);

@@ -7,7 +7,14 @@ import { request } from "node:http";
 import { Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ApiKeyStore, createApiKeyStore, kernelMigrations, migrate } from "@platform/kernel";
+import {
+  type ApiKeyStore,
+  createApiKeyStore,
+  createLeases,
+  enqueueJob,
+  kernelMigrations,
+  migrate,
+} from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import type { FastifyInstance } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -35,7 +42,7 @@ afterAll(async () => {
 
 const start = async () => {
   dataDir = mkdtempSync(join(tmpdir(), "platform-admin-"));
-  admin = await startAdminServer(dataDir, apiKeys);
+  admin = await startAdminServer(dataDir, apiKeys, { db: database.db });
   return dataDir;
 };
 
@@ -127,5 +134,40 @@ describe("admin requests", () => {
       expect(res.body.error).toMatch(message);
     }
     expect((await apiKeys.list()).filter((k) => k.name === "x")).toEqual([]);
+  });
+});
+
+describe("jobs and leases (platform jobs)", () => {
+  it("lists jobs and leases, and retries or cancels a job by id", async () => {
+    const dir = await start();
+    const id = (await enqueueJob(database.db, "admin.test", { n: 1 }, { maxAttempts: 2 })) as string;
+    await createLeases({ db: database.db }).acquire({ name: "admin.lease", holder: "h1", ttlMs: 60_000 });
+
+    const jobs = await callAdmin<{ id: string; state: string; attempts: number; max_attempts: number }[]>(
+      dir,
+      "GET",
+      "/jobs?queue=admin.test&state=queued&limit=10",
+    );
+    expect(jobs).toEqual([expect.objectContaining({ id, state: "queued", attempts: 0, max_attempts: 2 })]);
+    expect(await callAdmin(dir, "POST", `/jobs/${id}/cancel`)).toMatchObject({ id, state: "cancelled" });
+    expect(await callAdmin(dir, "POST", `/jobs/${id}/retry`)).toMatchObject({ id, state: "queued" });
+    const leases = await callAdmin<{ name: string; holder: string; token: string; held: boolean }[]>(
+      dir,
+      "GET",
+      "/leases",
+    );
+    expect(leases).toContainEqual(
+      expect.objectContaining({ name: "admin.lease", holder: "h1", token: "1", held: true }),
+    );
+
+    // A job that cannot be retried (queued) is a 409, an unknown one a 404, a malformed id a 400.
+    expect(await send(dir, "POST", `/jobs/${id}/retry`)).toMatchObject({ status: 409 });
+    expect(await send(dir, "POST", "/jobs/987654321/cancel")).toMatchObject({ status: 404 });
+    const malformed = await send(dir, "POST", "/jobs/x1/cancel");
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error).toMatch(/path\.jobId: must be a job id/);
+    const badAction = await send(dir, "POST", `/jobs/${id}/delete`);
+    expect(badAction.status).toBe(400);
+    expect((await send(dir, "GET", "/jobs?state=running")).status).toBe(400);
   });
 });

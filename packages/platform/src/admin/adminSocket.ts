@@ -12,7 +12,19 @@ import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { request } from "node:http";
 import type { Server } from "node:net";
 import { join } from "node:path";
-import { type ApiKeyStore, type Config, type OperatorCommand, OperatorInputError, toHttpError } from "@platform/kernel";
+import {
+  type ApiKeyStore,
+  type Config,
+  cancelJob,
+  createLeases,
+  type JobState,
+  listJobs,
+  type OperatorCommand,
+  OperatorInputError,
+  type Queryable,
+  retryJob,
+  toHttpError,
+} from "@platform/kernel";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
 import { keyPlanFor, serviceNames } from "../services.ts";
 
@@ -20,6 +32,7 @@ export const adminSocketPath = (dataDir: string) => join(dataDir, "platform.sock
 
 /** Key names and plans are labels: bounded so a request cannot store anything large. */
 const MAX_LABEL = 100;
+const JOB_STATES: readonly JobState[] = ["queued", "active", "completed", "dead", "cancelled"];
 const UUID = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
 
 const schemas = () => {
@@ -48,6 +61,27 @@ const schemas = () => {
       },
       body: { type: "object" },
     },
+    listJobs: {
+      querystring: {
+        type: "object",
+        properties: {
+          queue: { type: "string", minLength: 1, maxLength: MAX_LABEL },
+          state: { type: "string", enum: [...JOB_STATES] },
+          limit: { type: "string", pattern: "^[1-9][0-9]{0,3}$" },
+        },
+        additionalProperties: false,
+      },
+    },
+    jobAction: {
+      params: {
+        type: "object",
+        required: ["jobId", "action"],
+        properties: {
+          jobId: { type: "string", pattern: "^[0-9]{1,19}$" },
+          action: { type: "string", enum: ["retry", "cancel"] },
+        },
+      },
+    },
     revokeKey: {
       params: {
         type: "object",
@@ -63,12 +97,14 @@ export interface AdminServerParameters {
   jobStatus?: () => Record<string, unknown>;
   /** The operator commands of a running service (`platform brokerage users create`, …). */
   operatorCommands?: (service: string) => Readonly<Record<string, OperatorCommand>> | undefined;
+  /** The platform's database, for `platform jobs` (the kernel's jobs and leases); without it those routes answer 404. */
+  db?: Queryable;
 }
 
 export async function startAdminServer(
   dataDir: string,
   apiKeys: ApiKeyStore,
-  { jobStatus = () => ({}), operatorCommands = () => undefined }: AdminServerParameters = {},
+  { jobStatus = () => ({}), operatorCommands = () => undefined, db }: AdminServerParameters = {},
 ): Promise<FastifyInstance> {
   const path = adminSocketPath(dataDir);
   if (existsSync(path)) unlinkSync(path); // stale: the caller checked nothing answers on it
@@ -121,6 +157,37 @@ export async function startAdminServer(
       }
     },
   );
+  if (db) {
+    // The kernel's durable jobs and leases (`platform jobs`).
+    app.get<{ Querystring: { queue?: string; state?: JobState; limit?: string } }>(
+      "/jobs",
+      { schema: schema.listJobs },
+      async (req) =>
+        listJobs(db, {
+          queue: req.query.queue,
+          state: req.query.state,
+          limit: req.query.limit ? Number(req.query.limit) : undefined,
+        }),
+    );
+    app.get("/leases", async () => createLeases({ db }).list());
+    app.post<{ Params: { jobId: string; action: "retry" | "cancel" } }>(
+      "/jobs/:jobId/:action",
+      { schema: schema.jobAction },
+      async (req, reply) => {
+        try {
+          const { jobId, action } = req.params;
+          return action === "retry" ? await retryJob(db, jobId) : await cancelJob(db, jobId);
+        } catch (error) {
+          const name = (error as Error).name;
+          if (name === "JobNotFoundError") return reply.code(404).send({ error: (error as Error).message });
+          if (name === "JobStateError" || name === "JobSingletonConflictError") {
+            return reply.code(409).send({ error: (error as Error).message });
+          }
+          throw error;
+        }
+      },
+    );
+  }
   app.delete<{ Params: { id: string } }>("/keys/:id", { schema: schema.revokeKey }, async (req) => ({
     revoked: await apiKeys.revoke(req.params.id),
   }));
@@ -163,6 +230,9 @@ function adminError(error: FastifyError): { statusCode: number; message: string 
   }
   if (first?.keyword === "pattern" && error.validationContext === "params") {
     const field = first.instancePath.replace(/^\//, "");
+    if (field === "jobId") {
+      return { statusCode: 400, message: "path.jobId: must be a job id (a number, see `platform jobs list`)" };
+    }
     if (field === "id")
       return { statusCode: 400, message: "path.id: must be an API key id (a UUID, see `platform keys list`)" };
     return { statusCode: 400, message: `path.${field}: not a name this endpoint knows` };

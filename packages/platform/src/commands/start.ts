@@ -87,6 +87,7 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
     const admin = await startAdminServer(config.dataDir, apiKeys, {
       jobStatus: () => Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
       operatorCommands: (service) => instances.get(service)?.operatorCommands,
+      db,
     });
     stops.push(() => admin.close());
 

@@ -5,13 +5,22 @@
  * nightly HRV checked against the domain's reference implementation.
  */
 import type { Database, Queryable } from "@platform/kernel";
-import { createLogger } from "@platform/kernel";
+import { createJobWorker, createLogger, listJobs } from "@platform/kernel";
 import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nightlyHrv, resilienceScore } from "../domain/resilienceScore.ts";
 import { wearablesService } from "../index.ts";
 import { createHealthDataWriter, type DataSourceRef } from "../store/healthDataWriter.ts";
-import { createScoresJob } from "./scoresJob.ts";
+import { createScoresJob, SCORES_QUEUE } from "./scoresJob.ts";
+
+/** Resolves once `condition()` holds (checked every 20 ms), or fails after 15 s naming `what`. */
+async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 let s: TestService;
 let db: Database;
@@ -187,17 +196,40 @@ describe("scores job", () => {
     ]);
   });
 
-  it("starts, drains what importers queue, and stops", async () => {
+  it("runs as a recurring job on kernel's job layer: drains what importers queue, once per period", async () => {
     await db.transaction(async (tx) => {
       await addNight(tx, "2026-03-09");
       await writer.queueScoreWork(tx, userId, ["2026-03-09"]);
     });
-    const job = createScoresJob({ db, logger, now: NOW, intervalMs: 20 });
-    job.start();
-    for (let i = 0; i < 200 && (await pending()).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
-    await job.stop();
-    expect(await pending()).toEqual([]);
+    const job = createScoresJob({ db, logger, now: NOW, intervalMs: 1_000 });
+    // Two instances: the period's pass runs on one of them.
+    const workers = ["a", "b"].map((workerId) =>
+      createJobWorker({ db, logger, workerId, queues: { [SCORES_QUEUE]: job.queue }, schedules: [job.schedule] }),
+    );
+    for (const w of workers) await w.start();
+    try {
+      await waitFor("the queued night to be scored", async () => (await pending()).length === 0);
+      await waitFor("the pass's job to complete", async () =>
+        (await listJobs(db, { queue: SCORES_QUEUE })).some((j) => j.state === "completed"),
+      );
+    } finally {
+      for (const w of workers) await w.stop();
+    }
     expect((await scores("sleep")).at(-1)?.recorded_at.toISOString()).toBe("2026-03-09T07:00:00.000Z");
+    const runs = await listJobs(db, { queue: SCORES_QUEUE });
+    // One occurrence per period, whichever instance ran it.
+    expect(new Set(runs.map((r) => r.run_at.getTime())).size).toBe(runs.length);
+    expect(job.status()).toMatchObject({ lastError: null });
+  });
+
+  it("stops a pass between nights when its job's signal is aborted", async () => {
+    await queue(WAKES);
+    const stop = new AbortController();
+    stop.abort();
+    expect(await createScoresJob({ db, logger, now: NOW }).runOnce(stop.signal)).toMatchObject({ nights: 0 });
+    expect(await pending()).toEqual(WAKES);
+    await createScoresJob({ db, logger, now: NOW }).runOnce();
+    expect(await pending()).toEqual([]);
   });
 
   it("derives RMSSD from heart rate without RMSSD samples, as the domain's reference implementation does", async () => {

@@ -17,8 +17,17 @@
  *   `zone_offset`), `components` {duration, stages, consistency, interruptions}, `sleep_event_id` = the session;
  * - resilience: `recorded_at` = the reference date's UTC midnight, `value` = HRV-CV (a fraction, 3 decimals),
  *   `components` {days_counted, metric_type, resilience_score}; removed again when the data no longer suffices.
+ *
+ * The passes run on kernel's job layer: a recurring job (`SCORES_QUEUE`, every `intervalMs`) whose occurrences
+ * never overlap and, with several instances, run once per period on one of them. A pass stops between nights
+ * when its job's signal is aborted (the worker stopping, or the pass outliving its timeout).
+ *
+ * @example
+ * const scores = createScoresJob({ db, logger });
+ * const worker = createJobWorker({ db, logger, queues: { [SCORES_QUEUE]: scores.queue }, schedules: [scores.schedule] });
+ * await worker.start();
  */
-import type { BackgroundJob, Database, JobStatus, Logger, Queryable } from "@platform/kernel";
+import type { Database, JobStatus, Logger, Queryable, QueueDefinition, ScheduleDefinition } from "@platform/kernel";
 import { toJobStatus } from "@platform/kernel";
 import { addDays, localDate, parseZoneOffset, utcDate } from "../domain/activityDay.ts";
 import { resilienceScore } from "../domain/resilienceScore.ts";
@@ -32,11 +41,16 @@ const SLEEP_DEPENDENTS_DAYS = SLEEP_SCORE_CONFIG.rollingWindowNights + 2;
 const RESILIENCE_BEFORE_DAYS = 1;
 const RESILIENCE_AFTER_DAYS = 8;
 
+/** The queue (and recurring schedule) of the scores passes in `platform.jobs`. */
+export const SCORES_QUEUE = "wearables.scores";
+
 export interface CreateScoresJobParameters {
   db: Database;
   logger: Logger;
-  /** Pause between passes over the queue; default 5 s. */
+  /** Period of the recurring pass over the queue; default 5 s. */
   intervalMs?: number;
+  /** A pass longer than this is stopped between nights (and the rest left to the next); default 10 minutes. */
+  timeoutMs?: number;
   /** Epoch ms of now (resilience is computed up to today); injectable for tests. */
   now?: () => number;
 }
@@ -48,27 +62,29 @@ export interface ScoresPass {
   failed: number;
 }
 
-export interface ScoresJob extends BackgroundJob {
-  /** Starts passes every `intervalMs` (the first at once). */
-  start(): void;
-  stop(): Promise<void>;
+export interface ScoresJob {
+  /** The handler of `SCORES_QUEUE` for a job worker: one pass per job. */
+  readonly queue: QueueDefinition;
+  /** The recurring schedule of the passes (every `intervalMs`). */
+  readonly schedule: ScheduleDefinition;
   status(): JobStatus;
-  /** Drains the queue once (nights that fail are left queued for the next pass). */
-  runOnce(): Promise<ScoresPass>;
+  /**
+   * Drains the queue once (nights that fail are left queued for the next pass); stops between nights once
+   * `signal` is aborted.
+   */
+  runOnce(signal?: AbortSignal): Promise<ScoresPass>;
 }
 
 export function createScoresJob({
   db,
   logger,
   intervalMs = 5_000,
+  timeoutMs = 600_000,
   now = Date.now,
 }: CreateScoresJobParameters): ScoresJob {
   const log = logger.child({ job: "wearables-scores" });
   const repo = createScoreWorkRepository();
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<ScoresPass> | undefined;
-  let stopping = false;
-  let started = false;
   const totals = { passes: 0, nights: 0, sleepScores: 0, resilienceScores: 0, failed: 0 };
   let lastPassAt: string | null = null;
   let lastError: unknown = null;
@@ -191,11 +207,11 @@ export function createScoresJob({
     return { sleep: scored.length, resilience, requeued: !removed, userId, night };
   }
 
-  async function pass(): Promise<ScoresPass> {
+  async function pass(signal: AbortSignal | undefined): Promise<ScoresPass> {
     const result: ScoresPass = { nights: 0, sleepScores: 0, resilienceScores: 0, failed: 0 };
     /** Nights not to take again in this pass: failed, or queued again while being scored (next pass). */
     const skip: string[] = [];
-    while (!stopping) {
+    while (!signal?.aborted) {
       let taken: QueuedNight | undefined;
       try {
         const done = await db.transaction(async (tx) => {
@@ -226,46 +242,29 @@ export function createScoresJob({
     return result;
   }
 
-  const runOnce = (): Promise<ScoresPass> => {
+  /** One pass at a time in this process: a second caller shares the pass in progress. */
+  const runOnce = (signal?: AbortSignal): Promise<ScoresPass> => {
     if (!running) {
-      running = pass().finally(() => {
+      running = pass(signal).finally(() => {
         running = undefined;
       });
     }
     return running;
   };
 
-  const schedule = () => {
-    if (stopping) return;
-    timer = setTimeout(() => {
-      runOnce()
-        .catch((error) => {
-          lastError = error;
-          log.error({ err: error }, "scores pass failed");
-        })
-        .finally(schedule);
-    }, intervalMs);
-  };
-
   return {
-    start() {
-      if (started) return;
-      started = true;
-      stopping = false;
-      runOnce()
-        .catch((error) => {
+    queue: {
+      timeoutMs,
+      handler: async (job) => {
+        try {
+          await runOnce(job.signal);
+        } catch (error) {
           lastError = error;
-          log.error({ err: error }, "scores pass failed");
-        })
-        .finally(schedule);
+          throw error;
+        }
+      },
     },
-    async stop() {
-      stopping = true;
-      started = false;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running?.catch(() => undefined);
-    },
+    schedule: { name: SCORES_QUEUE, queue: SCORES_QUEUE, everyMs: intervalMs },
     status: () => toJobStatus({ ...totals, running: running !== undefined, lastPassAt, lastError }),
     runOnce,
   };
