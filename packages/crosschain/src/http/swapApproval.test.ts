@@ -155,6 +155,74 @@ describe("/swap/sources", () => {
   });
 });
 
+describe("/swap/chains and /swap/tokens", () => {
+  it("/swap/chains lists the served chains with the anchor's fields", async () => {
+    const res = await t.get("/swap/chains");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(
+      [B, A].map((chainId) => ({
+        chainId,
+        name: chainId === A ? "Base" : "Optimism",
+        publicRpcUrl: t.devnet.chain(chainId).rpcUrl,
+        explorerUrl: "",
+        logoUrl: "",
+      })),
+    );
+    expect((await t.get("/swap/chains", {}, null)).status).toBe(401);
+  });
+
+  it("/swap/tokens lists the native coin and every token the router reaches, each priced as the fee quote prices it", async () => {
+    const res = await t.get("/swap/tokens");
+    expect(res.status).toBe(200);
+    expect(res.body.map((x: Json) => `${x.chainId}:${x.symbol}`).sort()).toEqual(
+      [A, B].flatMap((c) => ["ETH", "WETH", "USDC", "USDT", "DAI", "WBTC"].map((s) => `${c}:${s}`)).sort(),
+    );
+    const eth = res.body.find((x: Json) => x.chainId === A && x.symbol === "ETH");
+    const weth = res.body.find((x: Json) => x.chainId === A && x.symbol === "WETH");
+    expect(eth).toEqual({
+      chainId: A,
+      address: zeroAddress,
+      name: "Ether",
+      symbol: "ETH",
+      decimals: 18,
+      logoUrl: "",
+      priceUsd: weth.priceUsd,
+    });
+    expect(Number(eth.priceUsd)).toBeGreaterThan(100);
+    for (const symbol of ["USDC", "USDT", "DAI"]) {
+      expect(res.body.find((x: Json) => x.chainId === B && x.symbol === symbol)).toMatchObject({
+        address: token(B, symbol),
+        priceUsd: "1",
+      });
+    }
+    const wbtc = res.body.find((x: Json) => x.chainId === A && x.symbol === "WBTC");
+    expect(wbtc).toMatchObject({ address: token(A, "WBTC"), name: "Wrapped BTC", decimals: 8 });
+    expect(Number(wbtc.priceUsd)).toBeGreaterThan(Number(eth.priceUsd));
+    // Every token listed on the origin swaps into the bridge: a quote from each answers.
+    for (const listed of res.body.filter((x: Json) => x.chainId === A)) {
+      const q = await swapQuote(
+        base({
+          // About 100 USD of each, at the listed price.
+          amount: parseUnits((100 / Number(listed.priceUsd)).toFixed(6), listed.decimals).toString(),
+          inputToken: listed.address,
+          outputToken: token(B, "USDC"),
+          skipOriginTxEstimation: true,
+          skipChecks: true,
+        }),
+      );
+      expect(q.status, `${listed.symbol}: ${JSON.stringify(q.body)}`).toBe(200);
+    }
+    const onlyB = await t.get("/swap/tokens", { chainId: B });
+    expect(onlyB.body.every((x: Json) => x.chainId === B)).toBe(true);
+    expect(onlyB.body).toHaveLength(6);
+    expect((await t.get("/swap/tokens", { chainId: 137 })).body).toEqual([]);
+    expect(await t.get("/swap/tokens", { chainId: "x" })).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_PARAM" },
+    });
+  });
+});
+
 describe("/swap/approval route kinds, executed", () => {
   it("bridgeable → bridgeable: USDC to USDC, a SpokePool deposit; the recipient gets the quoted output", async () => {
     const recipient = user(2).address;
@@ -344,7 +412,11 @@ describe("/swap/approval embedded actions (POST)", () => {
     const transferAll = {
       target: dai,
       functionSignature: "function transfer(address to, uint256 amount)",
-      args: [{ value: vault }, { value: "0", populateDynamically: true, balanceSourceToken: dai }],
+      // balanceSourceToken: null on a static argument, as the anchor's schema allows (nullable): null = absent.
+      args: [
+        { value: vault, populateDynamically: false, balanceSourceToken: null },
+        { value: "0", populateDynamically: true, balanceSourceToken: dai },
+      ],
       value: "0",
     };
     const ok = await swapQuote(
