@@ -173,7 +173,14 @@ function startCrosschainJobs(
   // New deposits wake the relayer at once instead of at its next poll.
   let wakeRelayer = () => {};
   const indexers =
-    o.indexers === false ? undefined : startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
+    o.indexers === false
+      ? undefined
+      : startSpokePoolIndexers({
+          ...context,
+          chains,
+          onStored: () => wakeRelayer(),
+          pricesOf: (chainId) => quotes.cache.snapshot().chains.get(chainId)?.prices,
+        });
   const refresh = startQuoteRefresh(quotes); // keeps the chain-state cache warm
   const relayerKey = relayerKeyOf(context);
   const relayer =
