@@ -24,6 +24,17 @@ export function bridgeFeeUsd(
   );
 }
 
+/**
+ * What an origin swap cost in USD (1e18-scaled): the swapped tokens' value − the deposited input's value,
+ * both at origin prices.
+ */
+export function swapFeeUsd(
+  swapped: { amount: bigint; decimals: number; priceUsd: bigint },
+  deposited: { amount: bigint; decimals: number; priceUsd: bigint },
+): bigint {
+  return bridgeFeeUsd(swapped, deposited);
+}
+
 /** A 1e18-scaled USD value as the anchor writes it ("3746.9406687316323"); null stays null. */
 export const usdText = (value: bigint | null) => (value === null ? null : formatUnits(value, 18));
 

@@ -268,13 +268,14 @@ function listItem({ deposit: row, status: s }: DepositWithStatus) {
         : usdText(gasFeeUsd(BigInt(row.fill_gas_fee), BigInt(row.fill_gas_token_price_usd))),
     fillGasTokenPriceUsd: usdText(nullableBigInt(row.fill_gas_token_price_usd)),
     bridgeFeeUsd: usdText(nullableBigInt(row.fill_bridge_fee_usd)),
-    // Origin swaps are not recorded per deposit (the swap's own transaction is the deposit's).
-    swapTokenPriceUsd: null,
-    swapFeeUsd: null,
+    // An origin swap (swapAndBridge) is the deposit's own transaction; its price and cost come with the fill's.
+    swapTokenPriceUsd: usdText(nullableBigInt(row.fill_swap_token_price_usd)),
+    swapFeeUsd: usdText(nullableBigInt(row.fill_swap_fee_usd)),
+    // The anchor sets it for fills that forward to HyperCore only.
     actionsTargetChainId: null,
-    swapTransactionHash: null,
-    swapToken: null,
-    swapTokenAmount: null,
+    swapTransactionHash: row.swap_token ? depositTx : null,
+    swapToken: row.swap_token ? address(row.swap_token) : null,
+    swapTokenAmount: row.swap_token_amount,
     speedups: row.speedups,
   };
 }

@@ -9,7 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { manifestToken } from "@platform/chains";
 import type { BackgroundJob } from "@platform/kernel";
-import { type Address, erc20Abi, type Hex, maxUint256, parseEventLogs, parseUnits, zeroAddress } from "viem";
+import {
+  type Address,
+  erc20Abi,
+  formatUnits,
+  type Hex,
+  maxUint256,
+  parseEventLogs,
+  parseUnits,
+  zeroAddress,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniswapV2RouterAbi } from "../domain/swap/swapCalldata.ts";
@@ -283,6 +292,28 @@ describe("/swap/approval route kinds, executed", () => {
       // Nobody traded in between: the swap returned what it was quoted (to the unit on V2; V3 rounds its
       // square-root price in the pool's favour, a few units at most), so the output is the expected one.
       expect(BigInt(body.expectedOutputAmount) - received).toBeLessThanOrEqual(source === "uniswap_v2" ? 0n : 10n);
+      // /deposits shows the origin swap (from the swapAndBridge calldata) and, once the fill's costs are read,
+      // its token's price and its cost: the WETH swapped − the USDC deposited, at the origin's prices.
+      const record = await waitFor("the fill's costs", async () => {
+        const [item] = (await t.get("/deposits", { originChainId: A, startBlock: 0 })).body.filter(
+          (d: Json) => d.depositId === String(depositId),
+        );
+        return item?.swapFeeUsd ? item : undefined;
+      });
+      // The price recorded when the fill was read (pools move with every swap, so it is checked against the
+      // cache's current one loosely, and the fee exactly from it).
+      const wethUsd = parseUnits(record.swapTokenPriceUsd, 18);
+      const nowUsd = t.quotes.cache.snapshot().chains.get(A)?.prices.usd.get(token(A, "WETH").toLowerCase()) as bigint;
+      expect(wethUsd * 100n).toBeGreaterThan(nowUsd * 95n);
+      expect(wethUsd * 100n).toBeLessThan(nowUsd * 105n);
+      const swappedUsd = (parseUnits("0.5", 18) * wethUsd) / 10n ** 18n;
+      expect(record).toMatchObject({
+        swapToken: token(A, "WETH").toLowerCase(),
+        swapTokenAmount: parseUnits("0.5", 18).toString(),
+        swapTransactionHash: record.depositTxnRef,
+        swapFeeUsd: formatUnits(swappedUsd - BigInt(record.inputAmount) * 10n ** 12n, 18),
+        inputPriceUsd: "1",
+      });
     },
   );
 

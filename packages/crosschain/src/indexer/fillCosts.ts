@@ -1,7 +1,8 @@
 /**
  * The fill-cost pass: what `/deposits` shows of a fill beyond its event — the gas it cost (`gasUsed ×
  * effectiveGasPrice` of its receipt; receipts are not in the logs) and the USD prices of the input, the
- * output and the destination's gas coin, with the bridge fee in USD — recorded once per fill, behind the
+ * output and the destination's gas coin, with the bridge fee in USD, and of an origin swap's token with its
+ * cost in USD — recorded once per fill, behind the
  * event indexer (a poll later), so a record does not move with later prices. The prices are the chain-state
  * cache's (`prices.usd`), the ones the fee quote's USD amounts use, as they stand when the pass reads the
  * fill: within a poll of the fill while the indexer follows the head. A fill waits until both chains' state
@@ -14,7 +15,7 @@
 import type { BlockFetcher } from "@platform/chains";
 import type { Logger } from "@platform/kernel";
 import { findToken, type SpokeChain } from "../deployments.ts";
-import { bridgeFeeUsd, fillGasFee } from "../domain/fillCosts.ts";
+import { bridgeFeeUsd, fillGasFee, swapFeeUsd } from "../domain/fillCosts.ts";
 import type { ChainPrices } from "../quotes/prices.ts";
 import type { FillCosts, FillCostsStore, UnreadFill } from "../store/fillCostsStore.ts";
 
@@ -83,6 +84,7 @@ export function createFillCostPass(p: CreateFillCostPassParameters) {
         }
         const input = priceOf(origin, fill.originChainId, fill.inputToken);
         const output = priceOf(destination, p.chainId, fill.outputToken);
+        const swapped = fill.originSwap && priceOf(origin, fill.originChainId, fill.originSwap.swapToken);
         costs.push({
           relayHash: fill.relayHash,
           txHash: fill.txHash,
@@ -97,6 +99,14 @@ export function createFillCostPass(p: CreateFillCostPassParameters) {
           bridgeFeeUsd:
             input && output
               ? bridgeFeeUsd({ amount: fill.inputAmount, ...input }, { amount: fill.outputAmount, ...output })
+              : null,
+          swapTokenPriceUsd: swapped ? swapped.priceUsd : null,
+          swapFeeUsd:
+            swapped && input && fill.originSwap
+              ? swapFeeUsd(
+                  { amount: fill.originSwap.swapTokenAmount, ...swapped },
+                  { amount: fill.inputAmount, ...input },
+                )
               : null,
         });
       }

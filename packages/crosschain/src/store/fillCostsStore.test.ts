@@ -58,6 +58,8 @@ it("records a fill's costs once, and only while the fill is stored from the bloc
     inputPriceUsd: 10n ** 18n,
     outputPriceUsd: null,
     bridgeFeeUsd: -(10n ** 17n),
+    swapTokenPriceUsd: null,
+    swapFeeUsd: null,
   };
   const stored = async () =>
     (
