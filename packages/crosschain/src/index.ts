@@ -23,11 +23,14 @@ import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerChainsRoute } from "./http/chains.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
+import { registerLimitsRoute } from "./http/limits.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
+import { registerSwapChainsRoute } from "./http/swapChains.ts";
 import { registerSwapCounterfactualRoute } from "./http/swapCounterfactual.ts";
 import { registerSwapSourcesRoute } from "./http/swapSources.ts";
+import { registerSwapTokensRoute } from "./http/swapTokens.ts";
 import { startSpokePoolIndexers } from "./indexer/spokePoolIndexer.ts";
 import { type ChainClients, createChainClients } from "./quotes/chainClients.ts";
 import { createFillCostEstimator } from "./quotes/fillCost.ts";
@@ -126,8 +129,11 @@ async function createServer(
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerDepositRoutes(typed, services.deposits);
       registerSuggestedFeesRoute(typed, services.suggestedFees);
+      registerLimitsRoute(typed, services.suggestedFees);
       registerSwapApprovalRoutes(typed, services.swaps);
       registerSwapSourcesRoute(typed, quotes);
+      registerSwapChainsRoute(typed, quotes);
+      registerSwapTokensRoute(typed, quotes);
       registerSwapCounterfactualRoute(typed, services.depositAddresses);
       registerAvailableRoutesRoute(typed, quotes);
       registerChainsRoute(typed, quotes);
@@ -167,7 +173,14 @@ function startCrosschainJobs(
   // New deposits wake the relayer at once instead of at its next poll.
   let wakeRelayer = () => {};
   const indexers =
-    o.indexers === false ? undefined : startSpokePoolIndexers({ ...context, chains, onStored: () => wakeRelayer() });
+    o.indexers === false
+      ? undefined
+      : startSpokePoolIndexers({
+          ...context,
+          chains,
+          onStored: () => wakeRelayer(),
+          pricesOf: (chainId) => quotes.cache.snapshot().chains.get(chainId)?.prices,
+        });
   const refresh = startQuoteRefresh(quotes); // keeps the chain-state cache warm
   const relayerKey = relayerKeyOf(context);
   const relayer =

@@ -75,6 +75,7 @@ type ChainJson = {
   outputTokens: ChainTokenJson[];
 };
 
+/** Token names by symbol (the devnet's tokens); other symbols are their own name. */
 const TOKEN_NAMES: Readonly<Record<string, string>> = {
   ETH: "Ether",
   WETH: "Wrapped Ether",
@@ -83,6 +84,8 @@ const TOKEN_NAMES: Readonly<Record<string, string>> = {
   DAI: "Dai Stablecoin",
   WBTC: "Wrapped BTC",
 };
+
+export const tokenName = (symbol: string) => TOKEN_NAMES[symbol.toUpperCase()] ?? symbol;
 
 /** The RPC URL when it cannot hold a secret (see the module comment), else "". */
 export function publicRpcUrl(rpcUrl: string): string {
@@ -118,7 +121,7 @@ function tokensOf(chain: SpokeChain, routes: readonly RouteRecord[], side: "orig
       chainId: chain.chainId,
       address,
       symbol,
-      name: TOKEN_NAMES[symbol.toUpperCase()] ?? symbol,
+      name: tokenName(symbol),
       decimals: token?.decimals ?? 18,
       logoUrl: "",
     });

@@ -5,10 +5,10 @@
  */
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { startTestService, type TestService } from "@platform/kernel/testing";
-import { parseUnits } from "viem";
+import { formatUnits, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { spokeChains } from "../deployments.ts";
-import { crosschainService } from "../index.ts";
+import { type Crosschain, crosschainService } from "../index.ts";
 import { startSpokePoolIndexers } from "../indexer/spokePoolIndexer.ts";
 import {
   contextChains,
@@ -16,12 +16,13 @@ import {
   fillDeposit,
   type MadeDeposit,
   makeDeposit,
+  quotesWarm,
 } from "../testing/spokePoolActions.ts";
 
 const A = 8453;
 const B = 10;
 let f: DevnetFixture;
-let s: TestService;
+let s: TestService<Crosschain>;
 let indexers: ReturnType<typeof startSpokePoolIndexers>;
 
 const api = async (path: string, key: string | null = s.apiKey) => {
@@ -54,7 +55,13 @@ beforeAll(async () => {
   f = await startDevnetFixture({ chainIds: [A, B] });
   const chains = contextChains(f);
   s = await startTestService(crosschainService, { chains, config: { crosschainPollMs: 50 } });
-  indexers = startSpokePoolIndexers({ ...s.context, chains: spokeChains(chains) });
+  // The fill-cost pass prices fills from the service's chain-state cache, as `platform start` wires it.
+  await quotesWarm(s.instance.quotes);
+  indexers = startSpokePoolIndexers({
+    ...s.context,
+    chains: spokeChains(chains),
+    pricesOf: (chainId) => s.instance.quotes.cache.snapshot().chains.get(chainId)?.prices,
+  });
 });
 
 afterAll(async () => {
@@ -173,7 +180,46 @@ describe("deposit lifecycle", () => {
     expect(await ids(`endFillBlock=${first.fillBlockNumber - 1}`)).toEqual([]);
     expect(await ids("depositType=across")).toHaveLength(2);
     expect(await ids("depositType=cctp")).toEqual([]);
-    expect(first).toMatchObject({ swapToken: null, swapOutputToken: null, fillGasTokenPriceUsd: null });
+    expect(first).toMatchObject({ swapToken: null, swapOutputToken: null, actionsTargetChainId: null });
+  });
+
+  it("a filled deposit carries its fill's gas fee (from the receipt) and USD prices; an unfilled one nulls", async () => {
+    const costFields = [
+      "bridgeFeeUsd",
+      "inputPriceUsd",
+      "outputPriceUsd",
+      "fillGasFee",
+      "fillGasFeeUsd",
+      "fillGasTokenPriceUsd",
+    ] as const;
+    const filled = await vi.waitFor(
+      async () => {
+        const item = (await api(`/deposits?status=filled`)).body[0];
+        if (item?.fillGasFee === null) throw new Error("fill costs not read yet");
+        return item;
+      },
+      { timeout: 10_000, interval: 25 },
+    );
+    const receipt = await f.publicClient(B).getTransactionReceipt({ hash: fillTx as `0x${string}` });
+    const gasFee = receipt.gasUsed * receipt.effectiveGasPrice;
+    expect(gasFee).toBeGreaterThan(0n);
+    // The prices the fee quote's USD amounts use: the destination's native coin from its pools, USDC pinned to 1.
+    const nativeUsd = s.instance.quotes.cache.snapshot().chains.get(B)?.prices.nativeUsd as bigint;
+    expect(filled).toMatchObject({
+      fillGasFee: gasFee.toString(),
+      fillGasTokenPriceUsd: formatUnits(nativeUsd, 18),
+      fillGasFeeUsd: formatUnits((gasFee * nativeUsd) / 10n ** 18n, 18),
+      inputPriceUsd: "1",
+      outputPriceUsd: "1",
+      // 100 USDC in, 99.5 USDC delivered.
+      bridgeFeeUsd: "0.5",
+    });
+    expect(Number(filled.fillGasTokenPriceUsd)).toBeGreaterThan(100);
+    // Recorded once: a later read shows the same record.
+    expect((await api(`/deposits?status=filled`)).body[0]).toEqual({ ...filled });
+    for (const unfilled of (await api("/deposits?status=unfilled")).body) {
+      for (const field of costFields) expect(unfilled[field], field).toBeNull();
+    }
   });
 
   it("a reorg on the destination that drops the fill makes the deposit pending again", async () => {

@@ -6,6 +6,7 @@ import { byteaToHex, HttpError, type HttpServer } from "@platform/kernel";
 import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import { DepositIndexOutOfRangeError, DepositNotFoundError } from "../domain/depositErrors.ts";
+import { gasFeeUsd, usdText } from "../domain/fillCosts.ts";
 import type { DepositLookup, DepositsService, DepositWithStatus, FoundDeposit } from "../services/deposits.ts";
 import { withRequestId } from "./errorFormat.ts";
 import { depositsTag } from "./openapiTags.ts";
@@ -22,6 +23,8 @@ import {
 /** bytes32 → 0x address when it is a left-padded EVM address, else the bytes32 itself. */
 const address = (b: Buffer) =>
   byteaToHex(b.length === 32 && b.subarray(0, 12).every((x) => x === 0) ? b.subarray(12) : b);
+
+const nullableBigInt = (value: string | null) => (value === null ? null : BigInt(value));
 
 const StatusQuery = Type.Object({
   originChainId: Type.Optional(ChainIdParam("Origin chain of the deposit; with depositId.")),
@@ -117,11 +120,11 @@ const LIST_ITEM_EXAMPLE = {
   fillTx: "0x7b98cebd7ee6e2f75fead81d73005cdf25149141c2045cb5f731b6d9c6b9c517",
   fillTxnRef: "0x7b98cebd7ee6e2f75fead81d73005cdf25149141c2045cb5f731b6d9c6b9c517",
   fillGasFee: "2532354948000",
-  inputPriceUsd: null,
-  outputPriceUsd: null,
-  fillGasFeeUsd: null,
-  fillGasTokenPriceUsd: null,
-  bridgeFeeUsd: null,
+  inputPriceUsd: "3746.9406687316323",
+  outputPriceUsd: "3746.9406687316323",
+  fillGasFeeUsd: "0.009488583742324977",
+  fillGasTokenPriceUsd: "3746.9406687316323",
+  bridgeFeeUsd: "0.017884155707075979",
   swapTokenPriceUsd: null,
   swapFeeUsd: null,
   actionsTargetChainId: null,
@@ -254,19 +257,25 @@ function listItem({ deposit: row, status: s }: DepositWithStatus) {
       row.fill_block_timestamp === null ? null : new Date(Number(row.fill_block_timestamp) * 1000).toISOString(),
     fillTx: s.fillTxnRef,
     fillTxnRef: s.fillTxnRef,
+    // Recorded once per fill by the fill-cost pass (indexer/fillCosts.ts), so null until the deposit is
+    // filled and read, as the anchor's records are for unfilled deposits.
     fillGasFee: row.fill_gas_fee,
-    // Prices are not tracked by this deployment; swaps and destination actions come with later issues.
-    inputPriceUsd: null,
-    outputPriceUsd: null,
-    fillGasFeeUsd: null,
-    fillGasTokenPriceUsd: null,
-    bridgeFeeUsd: null,
-    swapTokenPriceUsd: null,
-    swapFeeUsd: null,
+    inputPriceUsd: usdText(nullableBigInt(row.fill_input_price_usd)),
+    outputPriceUsd: usdText(nullableBigInt(row.fill_output_price_usd)),
+    fillGasFeeUsd:
+      row.fill_gas_fee === null || row.fill_gas_token_price_usd === null
+        ? null
+        : usdText(gasFeeUsd(BigInt(row.fill_gas_fee), BigInt(row.fill_gas_token_price_usd))),
+    fillGasTokenPriceUsd: usdText(nullableBigInt(row.fill_gas_token_price_usd)),
+    bridgeFeeUsd: usdText(nullableBigInt(row.fill_bridge_fee_usd)),
+    // An origin swap (swapAndBridge) is the deposit's own transaction; its price and cost come with the fill's.
+    swapTokenPriceUsd: usdText(nullableBigInt(row.fill_swap_token_price_usd)),
+    swapFeeUsd: usdText(nullableBigInt(row.fill_swap_fee_usd)),
+    // The anchor sets it for fills that forward to HyperCore only.
     actionsTargetChainId: null,
-    swapTransactionHash: null,
-    swapToken: null,
-    swapTokenAmount: null,
+    swapTransactionHash: row.swap_token ? depositTx : null,
+    swapToken: row.swap_token ? address(row.swap_token) : null,
+    swapTokenAmount: row.swap_token_amount,
     speedups: row.speedups,
   };
 }

@@ -432,6 +432,97 @@ describe("GET /suggested-fees: bad input never makes a 500", () => {
   });
 });
 
+describe("GET /limits", () => {
+  const limits = (symbol: string, extra: Record<string, string | number | boolean> = {}) =>
+    t.get("/limits", {
+      inputToken: token(ORIGIN, symbol).address,
+      outputToken: token(DEST, symbol).address,
+      originChainId: ORIGIN,
+      destinationChainId: DEST,
+      ...extra,
+    });
+
+  it("answers the limits /suggested-fees returns for the same deposit, with their fee details and reserves", async () => {
+    for (const [symbol, amount] of [
+      ["USDC", parseUnits("10", 6)],
+      ["WETH", parseUnits("1", 18)],
+    ] as const) {
+      const [fees, res] = await Promise.all([quote(symbol, amount), limits(symbol, { amount: String(amount) })]);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const { limits: quoted } = fees.body;
+      expect(res.body).toMatchObject(quoted);
+      expect(res.body.maxDeposit).toBe(String(((await relayerBalance(DEST, symbol)) * 8n) / 10n));
+      expect(res.body.relayerFeeDetails).toEqual({
+        relayFeeTotal: String(BigInt(fees.body.relayerGasFee.total) + BigInt(fees.body.relayerCapitalFee.total)),
+        relayFeePercent: String(BigInt(fees.body.relayerGasFee.pct) + BigInt(fees.body.relayerCapitalFee.pct)),
+        gasFeeTotal: fees.body.relayerGasFee.total,
+        gasFeePercent: fees.body.relayerGasFee.pct,
+        capitalFeeTotal: fees.body.relayerCapitalFee.total,
+        capitalFeePercent: fees.body.relayerCapitalFee.pct,
+      });
+      const gas = res.body.gasFeeDetails;
+      expect(BigInt(gas.tokenGasCost)).toBe(BigInt(gas.nativeGasCost) * BigInt(gas.gasPrice));
+      // The HubPool's pool of the token on the hub chain (chain 1), as the devnet seeded it.
+      const hub = t.devnet.chain(1);
+      const [, , , , liquidReserves] = await t.devnet.publicClient(1).readContract({
+        address: hub.contracts.hubPool,
+        abi: hubPoolAbi,
+        functionName: "pooledTokens",
+        args: [token(1, symbol).address],
+      });
+      expect(res.body.reserves.liquidReserves).toBe(String(liquidReserves));
+      expect(typeof res.body.id).toBe("string");
+    }
+  });
+
+  it("defaults the amount to one whole token, and never refuses an amount (AMOUNT_TOO_HIGH/LOW are quotes' refusals)", async () => {
+    const [byDefault, oneToken] = await Promise.all([
+      limits("WETH"),
+      limits("WETH", { amount: parseUnits("1", 18).toString() }),
+    ]);
+    expect(byDefault.status).toBe(200);
+    const { id: _a, ...a } = byDefault.body;
+    const { id: _b, ...b } = oneToken.body;
+    expect(a).toEqual(b);
+    const max = BigInt(byDefault.body.maxDeposit);
+    expect((await limits("WETH", { amount: String(max * 2n) })).status).toBe(200);
+    expect((await limits("WETH", { amount: "1" })).status).toBe(200);
+  });
+
+  it("refuses as the anchor: a message without an amount, a missing token, a disabled route, bad input", async () => {
+    expectError(
+      await limits("USDC", { message: "0x1234", recipient: `0x${"ab".repeat(20)}` }),
+      400,
+      "MISSING_PARAM",
+      "amount",
+    );
+    expectError(
+      await t.get("/limits", {
+        inputToken: token(ORIGIN, "USDC").address,
+        originChainId: ORIGIN,
+        destinationChainId: DEST,
+      }),
+      400,
+      "MISSING_PARAM",
+      "outputToken",
+    );
+    expectError(
+      await t.get("/limits", {
+        inputToken: token(ORIGIN, "USDC").address,
+        outputToken: token(DEST, "DAI").address,
+        originChainId: ORIGIN,
+        destinationChainId: DEST,
+      }),
+      400,
+      "ROUTE_NOT_ENABLED",
+    );
+    expectError(await limits("USDC", { amount: "ten" }), 400, "INVALID_PARAM", "amount");
+    expectError(await limits("USDC", { amount: "0" }), 400, "INVALID_PARAM", "amount");
+    expectError(await limits("USDC", { destinationChainId: 5 }), 400, "INVALID_PARAM", "destinationChainId");
+    expectError(await t.get("/limits", {}, null), 401, "UNAUTHORIZED");
+  });
+});
+
 describe("GET /suggested-fees: hot path", () => {
   it("answers from the cache, and keeps answering with every chain node stopped", async () => {
     // Its latency is a benchmark's business (bench/crosschain: p50/p99 warm), not a timed test's.

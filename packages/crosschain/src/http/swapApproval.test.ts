@@ -9,7 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { manifestToken } from "@platform/chains";
 import type { BackgroundJob } from "@platform/kernel";
-import { type Address, erc20Abi, type Hex, maxUint256, parseEventLogs, parseUnits, zeroAddress } from "viem";
+import {
+  type Address,
+  erc20Abi,
+  formatUnits,
+  type Hex,
+  maxUint256,
+  parseEventLogs,
+  parseUnits,
+  zeroAddress,
+} from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { uniswapV2RouterAbi } from "../domain/swap/swapCalldata.ts";
@@ -155,6 +164,74 @@ describe("/swap/sources", () => {
   });
 });
 
+describe("/swap/chains and /swap/tokens", () => {
+  it("/swap/chains lists the served chains with the anchor's fields", async () => {
+    const res = await t.get("/swap/chains");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual(
+      [B, A].map((chainId) => ({
+        chainId,
+        name: chainId === A ? "Base" : "Optimism",
+        publicRpcUrl: t.devnet.chain(chainId).rpcUrl,
+        explorerUrl: "",
+        logoUrl: "",
+      })),
+    );
+    expect((await t.get("/swap/chains", {}, null)).status).toBe(401);
+  });
+
+  it("/swap/tokens lists the native coin and every token the router reaches, each priced as the fee quote prices it", async () => {
+    const res = await t.get("/swap/tokens");
+    expect(res.status).toBe(200);
+    expect(res.body.map((x: Json) => `${x.chainId}:${x.symbol}`).sort()).toEqual(
+      [A, B].flatMap((c) => ["ETH", "WETH", "USDC", "USDT", "DAI", "WBTC"].map((s) => `${c}:${s}`)).sort(),
+    );
+    const eth = res.body.find((x: Json) => x.chainId === A && x.symbol === "ETH");
+    const weth = res.body.find((x: Json) => x.chainId === A && x.symbol === "WETH");
+    expect(eth).toEqual({
+      chainId: A,
+      address: zeroAddress,
+      name: "Ether",
+      symbol: "ETH",
+      decimals: 18,
+      logoUrl: "",
+      priceUsd: weth.priceUsd,
+    });
+    expect(Number(eth.priceUsd)).toBeGreaterThan(100);
+    for (const symbol of ["USDC", "USDT", "DAI"]) {
+      expect(res.body.find((x: Json) => x.chainId === B && x.symbol === symbol)).toMatchObject({
+        address: token(B, symbol),
+        priceUsd: "1",
+      });
+    }
+    const wbtc = res.body.find((x: Json) => x.chainId === A && x.symbol === "WBTC");
+    expect(wbtc).toMatchObject({ address: token(A, "WBTC"), name: "Wrapped BTC", decimals: 8 });
+    expect(Number(wbtc.priceUsd)).toBeGreaterThan(Number(eth.priceUsd));
+    // Every token listed on the origin swaps into the bridge: a quote from each answers.
+    for (const listed of res.body.filter((x: Json) => x.chainId === A)) {
+      const q = await swapQuote(
+        base({
+          // About 100 USD of each, at the listed price.
+          amount: parseUnits((100 / Number(listed.priceUsd)).toFixed(6), listed.decimals).toString(),
+          inputToken: listed.address,
+          outputToken: token(B, "USDC"),
+          skipOriginTxEstimation: true,
+          skipChecks: true,
+        }),
+      );
+      expect(q.status, `${listed.symbol}: ${JSON.stringify(q.body)}`).toBe(200);
+    }
+    const onlyB = await t.get("/swap/tokens", { chainId: B });
+    expect(onlyB.body.every((x: Json) => x.chainId === B)).toBe(true);
+    expect(onlyB.body).toHaveLength(6);
+    expect((await t.get("/swap/tokens", { chainId: 137 })).body).toEqual([]);
+    expect(await t.get("/swap/tokens", { chainId: "x" })).toMatchObject({
+      status: 400,
+      body: { code: "INVALID_PARAM" },
+    });
+  });
+});
+
 describe("/swap/approval route kinds, executed", () => {
   it("bridgeable → bridgeable: USDC to USDC, a SpokePool deposit; the recipient gets the quoted output", async () => {
     const recipient = user(2).address;
@@ -215,6 +292,28 @@ describe("/swap/approval route kinds, executed", () => {
       // Nobody traded in between: the swap returned what it was quoted (to the unit on V2; V3 rounds its
       // square-root price in the pool's favour, a few units at most), so the output is the expected one.
       expect(BigInt(body.expectedOutputAmount) - received).toBeLessThanOrEqual(source === "uniswap_v2" ? 0n : 10n);
+      // /deposits shows the origin swap (from the swapAndBridge calldata) and, once the fill's costs are read,
+      // its token's price and its cost: the WETH swapped − the USDC deposited, at the origin's prices.
+      const record = await waitFor("the fill's costs", async () => {
+        const [item] = (await t.get("/deposits", { originChainId: A, startBlock: 0 })).body.filter(
+          (d: Json) => d.depositId === String(depositId),
+        );
+        return item?.swapFeeUsd ? item : undefined;
+      });
+      // The price recorded when the fill was read (pools move with every swap, so it is checked against the
+      // cache's current one loosely, and the fee exactly from it).
+      const wethUsd = parseUnits(record.swapTokenPriceUsd, 18);
+      const nowUsd = t.quotes.cache.snapshot().chains.get(A)?.prices.usd.get(token(A, "WETH").toLowerCase()) as bigint;
+      expect(wethUsd * 100n).toBeGreaterThan(nowUsd * 95n);
+      expect(wethUsd * 100n).toBeLessThan(nowUsd * 105n);
+      const swappedUsd = (parseUnits("0.5", 18) * wethUsd) / 10n ** 18n;
+      expect(record).toMatchObject({
+        swapToken: token(A, "WETH").toLowerCase(),
+        swapTokenAmount: parseUnits("0.5", 18).toString(),
+        swapTransactionHash: record.depositTxnRef,
+        swapFeeUsd: formatUnits(swappedUsd - BigInt(record.inputAmount) * 10n ** 12n, 18),
+        inputPriceUsd: "1",
+      });
     },
   );
 
@@ -344,7 +443,11 @@ describe("/swap/approval embedded actions (POST)", () => {
     const transferAll = {
       target: dai,
       functionSignature: "function transfer(address to, uint256 amount)",
-      args: [{ value: vault }, { value: "0", populateDynamically: true, balanceSourceToken: dai }],
+      // balanceSourceToken: null on a static argument, as the anchor's schema allows (nullable): null = absent.
+      args: [
+        { value: vault, populateDynamically: false, balanceSourceToken: null },
+        { value: "0", populateDynamically: true, balanceSourceToken: dai },
+      ],
       value: "0",
     };
     const ok = await swapQuote(

@@ -68,7 +68,10 @@ export const SwapApprovalQuery = Type.Object({
 const ActionArgSchema = Type.Object({
   value: Type.Unknown({ description: "A static value, or nested arrays for array and tuple parameters." }),
   populateDynamically: Type.Optional(Type.Boolean()),
-  balanceSourceToken: Type.Optional(AddressParam("The token whose balance fills this uint256 argument.")),
+  // Nullable as in the anchor's ActionArg schema (across-openapi.yaml): null is the same as absent.
+  balanceSourceToken: Type.Optional(
+    Type.Union([AddressParam("The token whose balance fills this uint256 argument."), Type.Null()]),
+  ),
 });
 
 const ActionSchema = Type.Object({

@@ -1,6 +1,7 @@
 /**
  * The integrator-id pass. The app-sdk marks a deposit's calldata with `1dc0de` + a 2-byte integrator id
- * (shown by GET /deposits); calldata is not in the logs, and reading it costs a transaction per deposit,
+ * (shown by GET /deposits), and a `SpokePoolPeriphery.swapAndBridge` call names the origin swap before the
+ * deposit (originSwaps.ts: swapToken, swapTokenAmount in /deposits); calldata is not in the logs, and reading it costs a transaction per deposit,
  * so it is read here, behind the event indexer, with a checkpoint of its own: deposits are visible at
  * once and get their integrator id a poll later. A transaction whose block is no longer the one the
  * indexer stored (a reorg in progress) stops the round; the indexer's rollback then moves this pass's
@@ -8,8 +9,8 @@
  */
 import type { BlockFetcher } from "@platform/chains";
 import type { Logger } from "@platform/kernel";
-import type { Hex } from "viem";
-import type { IntegratorIdStore, UnreadDeposits } from "../store/integratorIdStore.ts";
+import type { DepositCalldata, IntegratorIdStore, UnreadDeposits } from "../store/integratorIdStore.ts";
+import { originSwapOf } from "./originSwaps.ts";
 import { integratorIdOf } from "./spokePoolEvents.ts";
 
 /** Deposit transactions read per round. */
@@ -53,7 +54,7 @@ export function createIntegratorIdPass(p: CreateIntegratorIdPassParameters) {
     async step(): Promise<boolean> {
       const read = await p.store.unread(p.chainId, ROUND);
       if (!read) return true;
-      const ids: { txHash: Hex; integratorId: string | null }[] = [];
+      const ids: DepositCalldata[] = [];
       const inputs = await readInputs(p.fetcher, read.transactions);
       for (const t of read.transactions) {
         const tx = inputs.get(t.txHash);
@@ -61,7 +62,7 @@ export function createIntegratorIdPass(p: CreateIntegratorIdPassParameters) {
           p.logger.debug({ chainId: p.chainId, txHash: t.txHash }, "deposit moved (reorg?): integrator ids wait");
           return true;
         }
-        ids.push({ txHash: t.txHash, integratorId: integratorIdOf(tx.input) });
+        ids.push({ txHash: t.txHash, integratorId: integratorIdOf(tx.input), originSwap: originSwapOf(tx.input) });
       }
       await p.store.save(p.chainId, read, ids);
       return false;

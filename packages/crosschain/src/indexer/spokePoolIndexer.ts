@@ -19,8 +19,11 @@ import {
 import { byteaToHex, type Config, type Database, type Logger, options } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { SpokeChain } from "../deployments.ts";
+import type { ChainPrices } from "../quotes/prices.ts";
+import { createFillCostsStore } from "../store/fillCostsStore.ts";
 import { createIndexerStore, type IndexerStore, type RangeData } from "../store/indexerStore.ts";
 import { createIntegratorIdStore } from "../store/integratorIdStore.ts";
+import { createFillCostPass } from "./fillCosts.ts";
 import { createIntegratorIdPass } from "./integratorIds.ts";
 import {
   createRangeReader,
@@ -171,12 +174,19 @@ export function startSpokePoolIndexers(p: {
   logger: Logger;
   chains: readonly SpokeChain[];
   onStored?: () => void;
+  /**
+   * The chain-state cache's prices of a chain (undefined until read). With it, each chain also runs the
+   * fill-cost pass (fillCosts.ts: a fill's gas fee and USD prices for /deposits); without it, fills keep
+   * those fields null.
+   */
+  pricesOf?: (chainId: number) => ChainPrices | undefined;
 }) {
   const controller = new AbortController();
   // Every chain's loop waits on this one signal (a listener each while it waits): not a leak.
   setMaxListeners(0, controller.signal);
   const store = createIndexerStore(p.db);
   const integratorIds = createIntegratorIdStore(p.db);
+  const fillCosts = createFillCostsStore(p.db);
   const pool = createReaderThreadPool({ threads: p.config.crosschainReaderThreads });
   const loops: IndexerLoop[] = [];
   const readers: RangeReader[] = [];
@@ -211,6 +221,24 @@ export function startSpokePoolIndexers(p: {
         step: pass.step,
       }),
     );
+    if (p.pricesOf) {
+      const costs = createFillCostPass({
+        chainId: chain.chainId,
+        chains: p.chains,
+        store: fillCosts,
+        fetcher,
+        pricesOf: p.pricesOf,
+        logger: p.logger,
+      });
+      loops.push(
+        startIndexerLoop({
+          signal: controller.signal,
+          pollMs: p.config.crosschainPollMs,
+          logger: p.logger.child({ chainId: chain.chainId, job: "crosschain-fill-costs" }),
+          step: costs.step,
+        }),
+      );
+    }
     return indexer;
   });
   return {

@@ -11,14 +11,16 @@ import type { SpokeChain, SpokeToken } from "../deployments.ts";
 import { resolveCapitalCostConfig } from "../domain/fees/capitalFee.ts";
 import { validateQuoteTimestamp } from "../domain/fees/deadlines.ts";
 import {
+  computeLimitsResponse,
   computeSuggestedFees,
+  type SuggestedFeesInput,
   type SuggestedFeesResponse,
   type TokenInfo,
   ZERO_ADDRESS,
 } from "../domain/fees/feeQuote.ts";
 import { convertDecimals, WAD } from "../domain/fees/fixedPoint.ts";
 import { quotedMessageFillGas } from "../domain/fees/gasFee.ts";
-import { DEFAULT_LIMITS_BUFFER_MULTIPLIER } from "../domain/fees/limits.ts";
+import { DEFAULT_LIMITS_BUFFER_MULTIPLIER, type LimitsResponseJson } from "../domain/fees/limits.ts";
 import {
   ChainNotAnsweringError,
   ChainStateUnavailableError,
@@ -63,7 +65,7 @@ interface ResolvedRoute {
 }
 
 /** Chains, tokens and the enabled route of the request (the anchor's validateChainAndTokenParams). */
-function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRoute {
+function resolveRoute(quotes: QuoteContext, q: Omit<SuggestedFeesRequest, "amount">): ResolvedRoute {
   if (q.originChainId !== undefined && q.originChainId === q.destinationChainId) {
     throw invalidParam("Origin and destination chains cannot be the same", "destinationChainId");
   }
@@ -152,10 +154,24 @@ function resolveRoute(quotes: QuoteContext, q: SuggestedFeesRequest): ResolvedRo
   return { origin, destination, input, output, route };
 }
 
-async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest): Promise<SuggestedFeesResponse> {
-  const amount = BigInt(q.amount);
-  if (amount < 1n) throw invalidParam("Amount must be a positive integer (minimum 1)", "amount");
+/** A `/limits` request: the quote's parameters, `amount` optional (default one whole input token, as the anchor). */
+export type LimitsRequest = Omit<SuggestedFeesRequest, "amount" | "timestamp" | "skipAmountLimit"> & {
+  amount?: string;
+};
+
+/**
+ * Everything the fee model needs for the request, from the cached chain state (a message fill may ask the
+ * destination chain): what `/suggested-fees` and `/limits` both compute from.
+ */
+async function feeQuoteInput(
+  quotes: QuoteContext,
+  q: LimitsRequest & Pick<SuggestedFeesRequest, "timestamp" | "skipAmountLimit">,
+): Promise<SuggestedFeesInput> {
+  if (q.amount !== undefined && BigInt(q.amount) < 1n) {
+    throw invalidParam("Amount must be a positive integer (minimum 1)", "amount");
+  }
   const { origin, destination, input, output, route } = resolveRoute(quotes, q);
+  const amount = q.amount === undefined ? 10n ** BigInt(input.decimals) : BigInt(q.amount);
 
   if (input.decimals !== output.decimals && q.allowUnmatchedDecimals !== true) {
     throw invalidParam(
@@ -282,7 +298,7 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
     chainId: destination.chainId,
   };
 
-  const result = computeSuggestedFees({
+  return {
     amount,
     inputToken,
     outputToken,
@@ -307,9 +323,21 @@ async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest)
     fillTime: quotes.settings.fillTime ?? quotes.observedFillTimes.config(),
     spokePoolAddress: origin.spokePool,
     destinationSpokePoolAddress: destination.spokePool,
-  });
+  };
+}
+
+async function quoteSuggestedFees(quotes: QuoteContext, q: SuggestedFeesRequest): Promise<SuggestedFeesResponse> {
+  const result = computeSuggestedFees(await feeQuoteInput(quotes, q));
   if (!result.ok) throw new QuoteRefusedError(result.error.message, result.error.code, result.error.param);
   return result.response;
+}
+
+/** The anchor's `/limits`: the limits `/suggested-fees` returns for the same deposit, with their inputs. */
+async function transferLimits(quotes: QuoteContext, q: LimitsRequest): Promise<LimitsResponseJson> {
+  if (q.message !== undefined && q.amount === undefined) {
+    throw missing("Parameter 'amount' must be defined when 'message' is defined", "amount");
+  }
+  return computeLimitsResponse(await feeQuoteInput(quotes, { ...q, skipAmountLimit: true }));
 }
 
 export function createSuggestedFeesService(quotes: QuoteContext) {
@@ -320,6 +348,11 @@ export function createSuggestedFeesService(quotes: QuoteContext) {
      * `ChainNotAnsweringError`.
      */
     quote: (request: SuggestedFeesRequest): Promise<SuggestedFeesResponse> => quoteSuggestedFees(quotes, request),
+    /**
+     * The transfer limits of a deposit (the anchor's `/limits`), never refused for its amount.
+     * @throws {QuoteErrorType} as `quote`, but never AMOUNT_TOO_HIGH or AMOUNT_TOO_LOW.
+     */
+    limits: (request: LimitsRequest): Promise<LimitsResponseJson> => transferLimits(quotes, request),
   };
 }
 

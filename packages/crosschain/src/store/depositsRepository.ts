@@ -24,6 +24,9 @@ export interface DepositRow {
   message: Buffer;
   message_hash: Buffer;
   integrator_id: string | null;
+  /** The origin swap before the deposit (swapAndBridge calldata), once the calldata pass read it. */
+  swap_token: Buffer | null;
+  swap_token_amount: string | null;
   tx_hash: Buffer;
   log_index: number;
   block_number: string;
@@ -34,6 +37,13 @@ export interface DepositRow {
   fill_block_timestamp: string | null;
   fill_calls_failed: boolean | null;
   fill_gas_fee: string | null;
+  /** USD prices and the bridge fee (1e18-scaled) the fill-cost pass recorded; null until then or when unknown. */
+  fill_gas_token_price_usd: string | null;
+  fill_input_price_usd: string | null;
+  fill_output_price_usd: string | null;
+  fill_bridge_fee_usd: string | null;
+  fill_swap_token_price_usd: string | null;
+  fill_swap_fee_usd: string | null;
   slow_fill_requested: boolean;
   speedups: {
     transactionHash: string;
@@ -47,6 +57,9 @@ export interface DepositRow {
 const SELECT = `
   SELECT d.*, f.tx_hash AS fill_tx_hash, f.relayer AS fill_relayer, f.block_number AS fill_block_number,
          f.block_timestamp AS fill_block_timestamp, f.calls_failed AS fill_calls_failed, f.gas_fee AS fill_gas_fee,
+         f.gas_token_price_usd AS fill_gas_token_price_usd, f.input_price_usd AS fill_input_price_usd,
+         f.output_price_usd AS fill_output_price_usd, f.bridge_fee_usd AS fill_bridge_fee_usd,
+         f.swap_token_price_usd AS fill_swap_token_price_usd, f.swap_fee_usd AS fill_swap_fee_usd,
          (s.relay_hash IS NOT NULL) AS slow_fill_requested,
          coalesce((SELECT json_agg(json_build_object(
              'transactionHash', '0x' || encode(u.tx_hash, 'hex'), 'updatedRecipient', '0x' || encode(u.updated_recipient, 'hex'),

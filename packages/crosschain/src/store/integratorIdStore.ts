@@ -5,6 +5,14 @@
  */
 import { byteaToHex, type Database, hexDigits } from "@platform/kernel";
 import type { Hex } from "viem";
+import type { OriginSwap } from "../indexer/originSwaps.ts";
+
+/** What a deposit transaction's calldata says beyond its logs. */
+export interface DepositCalldata {
+  txHash: Hex;
+  integratorId: string | null;
+  originSwap: OriginSwap | null;
+}
 
 export interface UnreadDeposits {
   /** The pass's checkpoint when read, and the indexer's rollback counter then. */
@@ -55,11 +63,7 @@ export function createIntegratorIdStore(db: Database) {
     },
 
     /** Saves the ids read for `read` and moves the checkpoint to `read.until`; false when the indexer rolled back since. */
-    async save(
-      chainId: number,
-      read: UnreadDeposits,
-      ids: { txHash: Hex; integratorId: string | null }[],
-    ): Promise<boolean> {
+    async save(chainId: number, read: UnreadDeposits, ids: DepositCalldata[]): Promise<boolean> {
       return db.transaction(async (tx) => {
         const [chain] = await tx.query<{ from: string; rollbacks: number }>(
           `SELECT COALESCE(integrator_next_block, start_block) AS from, rollbacks FROM crosschain.chains
@@ -74,6 +78,21 @@ export function createIntegratorIdStore(db: Database) {
              FROM unnest($2::text[], $3::text[]) AS x(tx, id)
              WHERE d.origin_chain_id = $1 AND d.tx_hash = decode(x.tx, 'hex')`,
             [chainId, found.map((i) => hexDigits(i.txHash)), found.map((i) => i.integratorId)],
+          );
+        }
+        const swaps = ids.filter((i) => i.originSwap !== null);
+        if (swaps.length) {
+          await tx.query(
+            `UPDATE crosschain.deposits d SET swap_token = decode(x.token, 'hex'), swap_token_amount = x.amount
+             FROM unnest($2::text[], $3::text[], $4::numeric[]) AS x(tx, token, amount)
+             WHERE d.origin_chain_id = $1 AND d.tx_hash = decode(x.tx, 'hex')`,
+            [
+              chainId,
+              swaps.map((i) => hexDigits(i.txHash)),
+              // bytes32, left-padded, as every address column of the deposits.
+              swaps.map((i) => `${"0".repeat(24)}${hexDigits(i.originSwap?.swapToken ?? "")}`),
+              swaps.map((i) => String(i.originSwap?.swapTokenAmount)),
+            ],
           );
         }
         await tx.query("UPDATE crosschain.chains SET integrator_next_block = $2 WHERE chain_id = $1", [

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_CAPITAL_COST_CONFIGS } from "./capitalFee.ts";
 import {
   amountToUsd,
+  computeLimitsResponse,
   computeSuggestedFees,
   convertDecimals,
   resolveExclusivity,
@@ -208,6 +209,37 @@ describe("computeSuggestedFees", () => {
   it("reports the rebalance time when the amount exceeds the instant limit", () => {
     const result = computeSuggestedFees({ ...example, amount: 231397155893653275447n });
     expect(result.ok && result.response.estimatedFillTimeSec).toBe(900);
+  });
+});
+
+describe("computeLimitsResponse", () => {
+  it("reports the limits the quote returns, with their fee details and reserves, for any amount", () => {
+    const quote = computeSuggestedFees(example);
+    if (!quote.ok) throw new Error(quote.error.message);
+    const limits = computeLimitsResponse(example);
+    expect(limits).toEqual({
+      ...quote.response.limits,
+      relayerFeeDetails: {
+        relayFeeTotal: quote.response.relayFeeTotal,
+        relayFeePercent: quote.response.relayFeePct,
+        gasFeeTotal: quote.response.relayGasFeeTotal,
+        gasFeePercent: quote.response.relayGasFeePct,
+        capitalFeeTotal: quote.response.capitalFeeTotal,
+        capitalFeePercent: quote.response.capitalFeePct,
+      },
+      gasFeeDetails: {
+        nativeGasCost: "2",
+        opStackL1GasCost: "0",
+        gasPrice: "77512154001",
+        tokenGasCost: "155024308002",
+      },
+      reserves: { liquidReserves: "1661211802629989209324", utilizedReserves: "0" },
+    });
+    // An amount the quote refuses (above maxDeposit, below minDeposit) still has limits.
+    const above = BigInt(limits.maxDeposit) + 1n;
+    expect(computeSuggestedFees({ ...example, amount: above }).ok).toBe(false);
+    expect(computeLimitsResponse({ ...example, amount: above }).maxDeposit).toBe(limits.maxDeposit);
+    expect(computeLimitsResponse({ ...example, amount: 1n }).minDeposit).toBe(limits.minDeposit);
   });
 });
 

@@ -3,17 +3,19 @@ import type { CapitalCostConfig } from "./capitalFee.ts";
 import { computeFillDeadline, DEFAULT_FILL_DEADLINE_BUFFER_SEC } from "./deadlines.ts";
 import { estimateFillTimeSec, type FillTimeConfig } from "./fillTime.ts";
 import { convertDecimals, pow10 } from "./fixedPoint.ts";
-import { computeGasFee, type GasCostInput, type GasFeeResult } from "./gasFee.ts";
+import { computeGasFee, type GasCostInput, type GasFeeResult, toGasFeeDetailsJson } from "./gasFee.ts";
 import {
+  buildLimitsResponse,
   computeLimits,
   type LimitsInput,
+  type LimitsResponseJson,
   type TransferLimits,
   type TransferLimitsJson,
   toTransferLimitsJson,
   usdToTokenAmount,
 } from "./limits.ts";
 import { computeLpFee, type HubPoolLiquidity, type LpFeeResult, type RateModel } from "./lpFee.ts";
-import { computeRelayerFeeDetails, type RelayerFeeDetails } from "./relayerFee.ts";
+import { computeRelayerFeeDetails, type RelayerFeeDetails, toRelayerFeeDetailsJson } from "./relayerFee.ts";
 
 export { convertDecimals } from "./fixedPoint.ts";
 
@@ -188,6 +190,54 @@ const tokenJson = (t: TokenInfo): TokenInfo => ({
   chainId: t.chainId,
 });
 
+/** The fee model's parts of a deposit (LP fee, gas fee, relayer fee details, limits), before any amount check. */
+function computeFeeParts(input: SuggestedFeesInput) {
+  const { amount, inputToken } = input;
+  const l1Decimals = input.l1TokenDecimals ?? inputToken.decimals;
+  const lpFee = computeLpFee({
+    amount,
+    inputDecimals: inputToken.decimals,
+    l1Decimals,
+    reserves: input.reserves,
+    rateModel: input.rateModel,
+  });
+  const gasFee = computeGasFee({
+    ...input.gas,
+    amount,
+    tokenDecimals: inputToken.decimals,
+  });
+  const relayerFeeDetails = computeRelayerFeeDetails({
+    amount,
+    capitalCostConfig: input.capitalCostConfig,
+    gasFeeInToken: gasFee.gasFeeInToken,
+    maxRelayFeePct: input.maxRelayFeePct,
+  });
+  const limits = computeLimits({
+    ...input.limits,
+    minDepositFromFees: relayerFeeDetails.minDeposit,
+    minDepositFloor:
+      input.minDepositUsd === undefined || input.tokenPriceUsd === undefined
+        ? 0n
+        : usdToTokenAmount(input.minDepositUsd, input.tokenPriceUsd, inputToken.decimals),
+    liquidReserves: convertDecimals(input.reserves.liquidReserves, l1Decimals, inputToken.decimals),
+  });
+  return { lpFee, gasFee, relayerFeeDetails, limits };
+}
+
+/**
+ * The anchor's `/limits` body for the deposit: the same limits `/suggested-fees` returns in `limits`, with the
+ * relayer fee details, the gas cost behind them and the HubPool reserves. Never refused for its amount.
+ */
+export function computeLimitsResponse(input: SuggestedFeesInput): LimitsResponseJson {
+  const { gasFee, relayerFeeDetails, limits } = computeFeeParts(input);
+  return buildLimitsResponse({
+    limits,
+    relayerFeeDetails: toRelayerFeeDetailsJson(relayerFeeDetails),
+    gasFeeDetails: toGasFeeDetailsJson(gasFee),
+    reserves: input.reserves,
+  });
+}
+
 /** Compute the whole fee quote (see {@link SuggestedFeesInput}); never throws for a refused quote. */
 export function computeSuggestedFees(input: SuggestedFeesInput): SuggestedFeesResult {
   const { amount, inputToken, outputToken } = input;
@@ -210,35 +260,7 @@ export function computeSuggestedFees(input: SuggestedFeesInput): SuggestedFeesRe
     };
   }
 
-  const l1Decimals = input.l1TokenDecimals ?? inputToken.decimals;
-  const lpFee = computeLpFee({
-    amount,
-    inputDecimals: inputToken.decimals,
-    l1Decimals,
-    reserves: input.reserves,
-    rateModel: input.rateModel,
-  });
-  const gasFee = computeGasFee({
-    ...input.gas,
-    amount,
-    tokenDecimals: inputToken.decimals,
-  });
-  const relayerFeeDetails = computeRelayerFeeDetails({
-    amount,
-    capitalCostConfig: input.capitalCostConfig,
-    gasFeeInToken: gasFee.gasFeeInToken,
-    maxRelayFeePct: input.maxRelayFeePct,
-  });
-
-  const limits = computeLimits({
-    ...input.limits,
-    minDepositFromFees: relayerFeeDetails.minDeposit,
-    minDepositFloor:
-      input.minDepositUsd === undefined || input.tokenPriceUsd === undefined
-        ? 0n
-        : usdToTokenAmount(input.minDepositUsd, input.tokenPriceUsd, inputToken.decimals),
-    liquidReserves: convertDecimals(input.reserves.liquidReserves, l1Decimals, inputToken.decimals),
-  });
+  const { lpFee, gasFee, relayerFeeDetails, limits } = computeFeeParts(input);
 
   if (amount > limits.maxDeposit) {
     return {

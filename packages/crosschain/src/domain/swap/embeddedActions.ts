@@ -33,8 +33,8 @@ export interface EmbeddedActionArg {
   value: ActionValue;
   /** Use the handler's balance of `balanceSourceToken` at call time (a top-level uint256 parameter only). */
   populateDynamically?: boolean;
-  /** The token whose balance fills the argument; address(0) for the native balance. */
-  balanceSourceToken?: string;
+  /** The token whose balance fills the argument; address(0) for the native balance. null = absent (the anchor's schema declares it nullable). */
+  balanceSourceToken?: string | null;
 }
 
 /** One action of the request, with the anchor's defaults (no signature, no args, value "0"). */
@@ -188,7 +188,7 @@ function encodeAction(action: EmbeddedAction, handler: Address): HandlerCall {
     if (typeof arg !== "object" || arg === null || Array.isArray(arg)) throw new Invalid(`${at} must be {value}`);
     const here = offset;
     offset += headSize(param);
-    const token = arg.balanceSourceToken === undefined ? undefined : toAddress(arg.balanceSourceToken, at);
+    const token = arg.balanceSourceToken == null ? undefined : toAddress(arg.balanceSourceToken, at);
     if (!arg.populateDynamically) return coerce(param, arg.value, at);
     if (token === undefined) throw new Invalid(`${at}: populateDynamically needs a balanceSourceToken`);
     // Only a head word can be patched in place, and the balance is a full word.
