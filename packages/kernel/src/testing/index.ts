@@ -3,6 +3,7 @@
  * code never loads them.
  */
 export { createTestDatabase, type TestDatabase } from "../db/testDatabase.ts";
+export { anchorDocumentsDir, readAnchorDocument } from "./anchorDocuments.ts";
 export {
   type CreateKillTestDatabaseParameters,
   createKillTestDatabase,

@@ -5,17 +5,18 @@
  * relayer fills, and each answer is validated with ajv against the document's response schema for its
  * status. Every check is counted; one mismatch fails the test.
  *
- * The document is `docs/api-docs-openapi.yaml` of across-protocol/frontend (bdcf46ce, 2026-02-06; the copy
- * in the shared reference), converted to JSON with its `x-gitbook-*` rendering keys left out
- * (`../testing/across-openapi.json`). Where the document contradicts the anchor's own answers, the schema is
+ * The document is `docs/api-docs-openapi.yaml` of across-protocol/frontend (bdcf46ce, 2026-02-06), read
+ * from the anchors' documents beside the clone (kernel's `readAnchorDocument`; not shipped with the project);
+ * its `x-gitbook-*` rendering keys are left out. Where the document contradicts the anchor's own answers, the schema is
  * adapted here, in the test only, each with its source (ANCHOR_CORRECTIONS); where it gives only an example
  * (no schema), the schema is the example's shape (`exampleShape`).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { manifestToken } from "@platform/chains";
 import type { BackgroundJob } from "@platform/kernel";
+import { readAnchorDocument } from "@platform/kernel/testing";
 import AjvModule, { type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { type Address, type Hex, parseEventLogs, parseUnits } from "viem";
@@ -35,7 +36,18 @@ type Json = any;
 const A = 8453;
 const B = 10;
 const DOC_ID = "across-openapi.json";
-const document: Json = JSON.parse(readFileSync(new URL("../testing/across-openapi.json", import.meta.url), "utf8"));
+const document: Json = withoutGitbookKeys(readAnchorDocument("across-openapi.yaml"));
+
+/** The document without the keys its docs site renders from (`x-gitbook-*`), which are no schema keywords. */
+function withoutGitbookKeys(value: Json): Json {
+  if (Array.isArray(value)) return value.map(withoutGitbookKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.startsWith("x-gitbook"))
+      .map(([key, v]) => [key, withoutGitbookKeys(v)]),
+  );
+}
 
 /** A JSON pointer into the document to a response schema, as ajv resolves it. */
 const responsePointer = (path: string, method: string, status: string) =>
