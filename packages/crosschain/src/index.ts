@@ -24,6 +24,7 @@ import { registerChainsRoute } from "./http/chains.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
+import { acrossRequestBodies } from "./http/requestBodies.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
 import { registerSwapCounterfactualRoute } from "./http/swapCounterfactual.ts";
@@ -108,6 +109,7 @@ async function createServer(
   const app = await createHttpServer({
     logger: logger.child({ service: "crosschain" }),
     bodyLimit: config.bodyLimit,
+    bodies: acrossRequestBodies,
     formatError,
     openapi: {
       title: "Crosschain Transfer API",
