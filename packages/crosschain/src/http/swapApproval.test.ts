@@ -430,7 +430,7 @@ describe("/swap/approval bodies, read as the Across API reads them", () => {
   it("refuses a body that is not labelled JSON (415): the anchor would quote without its actions", async () => {
     const qs = new URLSearchParams(Object.entries(q()).map(([k, v]) => [k, String(v)]));
     const body = JSON.stringify({ actions: [] });
-    for (const headers of [{}, { "content-type": "text/plain" }]) {
+    for (const headers of [{}, { "content-type": "text/plain" }] as Record<string, string>[]) {
       const res = await fetch(`${t.service.url}/api/swap/approval?${qs}`, {
         method: "POST",
         headers: { authorization: `Bearer ${t.service.apiKey}`, ...headers },
