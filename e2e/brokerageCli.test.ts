@@ -40,7 +40,9 @@ interface UserJson {
   accounts: { id: string; env: string; account_number: string; cash: string }[];
 }
 
-describe("platform brokerage", () => {
+// Every test runs `platform` processes (a start, or up to five commands in turn): on a loaded machine (a load
+// of 20 on 2 cores) one such test went past the default 30 s.
+describe("platform brokerage", { timeout: 90_000 }, () => {
   let platform: PlatformProcess;
   let user: UserJson;
 
