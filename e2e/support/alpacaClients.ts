@@ -189,21 +189,22 @@ export async function listenToTradeUpdates(
 }
 
 /**
- * Calls `read` until `done` holds for its answer and returns that answer; throws after `timeoutMs` with the
- * last answer, naming `what`.
+ * Calls `read` every `intervalMs` until `done` holds for its answer and returns that answer; throws after
+ * `timeoutMs` with the last answer, naming `what`.
  */
 export async function pollUntil<T>(
   what: string,
   read: () => Promise<T>,
   done: (value: T) => boolean,
   timeoutMs = 10_000,
+  intervalMs = 25,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > until) throw new Error(`${what}: not reached in ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 

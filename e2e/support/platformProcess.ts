@@ -46,6 +46,13 @@ export interface PlatformProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The origin the banner printed for a host of the brokerage (`live`, `paper`, `data`, …). */
+export function brokerageHostOrigin(platform: PlatformProcess, host: string): string {
+  const match = new RegExp(`│\\s*brokerage ${host}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
+  if (!match) throw new Error(`no brokerage ${host} host in:\n${platform.output()}`);
+  return new URL(match[1] as string).origin;
+}
+
 /** Starts `platform start` and resolves once it printed that it runs. */
 export function startPlatformProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<PlatformProcess> {
   return startCommandProcess(["start"], env, "Ctrl-C stops the platform", timeoutMs);

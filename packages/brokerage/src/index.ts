@@ -35,6 +35,7 @@ import { registerTokenRoute } from "./http/oauth/token.ts";
 import { registerTradeStream } from "./http/stream/tradeStream.ts";
 import { formatError as formatTradingError } from "./http/trading/errorFormat.ts";
 import { createTradingRateLimit } from "./http/trading/rateLimit.ts";
+import { alpacaRequestBodies } from "./http/trading/requestBodies.ts";
 import { registerTradingApi, tradingTags } from "./http/trading/tradingApi.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingAuth.ts";
 import { FAKEPACA_LISTING } from "./market/testFeed.ts";
@@ -168,6 +169,8 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     const app = await createHttpServer({
       logger: log.child({ host }),
       bodyLimit: config.bodyLimit,
+      // The authorization pages take their own forms only; the API hosts read bodies as Alpaca does.
+      bodies: host === "auth" ? undefined : alpacaRequestBodies,
       formatError: host === "auth" ? formatAuthHostError : formatTradingError,
       openapi: openApiOf(host),
     });

@@ -482,6 +482,19 @@ describe("the token endpoint on the live host", () => {
     expect((await post(JSON.stringify(good), { "content-type": "application/json" })).body).toMatchObject({
       error: "invalid_request",
     });
+    // The trading hosts read JSON without a type or as text/plain (as Alpaca); the token endpoint stays
+    // form-only (RFC 6749 §4.1.3), whatever the label, or none.
+    expect((await post(JSON.stringify(good), { "content-type": "text/plain" })).body).toMatchObject({
+      error: "invalid_request",
+    });
+    const untyped = await fetch(`${liveOrigin}/oauth/token`, {
+      method: "POST",
+      body: new TextEncoder().encode(form({})),
+    });
+    expect({ status: untyped.status, body: await untyped.json() }).toMatchObject({
+      status: 400,
+      body: { error: "invalid_request" },
+    });
     expect((await post(form({ code: "x" }))).body.error).toBe("invalid_grant");
     // After all that, the code is still good.
     const ok = await post(form({}));

@@ -25,6 +25,7 @@ import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { registerLimitsRoute } from "./http/limits.ts";
 import { openapiTags } from "./http/openapiTags.ts";
+import { acrossRequestBodies } from "./http/requestBodies.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
 import { registerSwapChainsRoute } from "./http/swapChains.ts";
@@ -111,6 +112,7 @@ async function createServer(
   const app = await createHttpServer({
     logger: logger.child({ service: "crosschain" }),
     bodyLimit: config.bodyLimit,
+    bodies: acrossRequestBodies,
     formatError,
     openapi: {
       title: "Crosschain Transfer API",

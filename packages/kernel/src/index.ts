@@ -19,6 +19,7 @@ export { type CopyLines, copyHexField, createCopyLines } from "./db/copyText.ts"
 export { createDatabase, type Database, type Queryable } from "./db/database.ts";
 export { loadMigrations, type Migration, migrate } from "./db/migrate.ts";
 export { type CreateOutboxReaderParameters, createOutboxReader, type OutboxReader } from "./db/outboxReader.ts";
+export type { BodyLeniency } from "./http/bodyLeniency.ts";
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, type HttpErrorType, toHttpError } from "./http/httpError.ts";
 export { toJobStatus } from "./jobStatus.ts";

@@ -16,6 +16,7 @@ import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
 import { createDataReadServices, type DataReadServices, registerDataReadRoutes } from "./http/dataRoutes.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
+import { openWearablesRequestBodies } from "./http/requestBodies.ts";
 import { registerSummaryRoutes } from "./http/summaries.ts";
 import { registerUserRoutes } from "./http/users.ts";
 import { createImportsModule, type ImportsModule } from "./imports/importsModule.ts";
@@ -86,6 +87,7 @@ async function createServer(
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
     bodyLimit: config.bodyLimit,
+    bodies: openWearablesRequestBodies,
     formatError,
     openapi: {
       title: "Wearable Health Data API",

@@ -23,6 +23,8 @@ export const invalidOrder = (message: string) => new OrderRejectedError(422, 422
 /** Buying power, quantity or permission: 403, 40310000. */
 export const forbiddenOrder = (message: string, details?: Record<string, unknown>) =>
   new OrderRejectedError(403, 40310000, message, details);
+/** A replacement that changes none of the order's terms (alpacahq/alpaca-trade-api-js#123). */
+export const orderNotChanged = () => new OrderRejectedError(403, 40310000, "order parameters are not changed");
 export const orderNotFound = () => new OrderRejectedError(404, 40410000, "order not found");
 export const positionNotFound = () => new OrderRejectedError(404, 40410000, "position does not exist");
 export const clientOrderIdTaken = () => new OrderRejectedError(422, 40010001, "client_order_id must be unique");

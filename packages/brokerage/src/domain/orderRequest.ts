@@ -238,3 +238,15 @@ function checkOrderClass(
     }
   }
 }
+
+/** Whether two orders trade on the same terms: quantity, time in force, limit and stop prices, trail. */
+export function sameOrderTerms(a: OrderIntent, b: OrderIntent): boolean {
+  return (
+    a.qty === b.qty &&
+    a.timeInForce === b.timeInForce &&
+    a.limitPrice === b.limitPrice &&
+    a.stopPrice === b.stopPrice &&
+    a.trailPrice === b.trailPrice &&
+    a.trailPercent === b.trailPercent
+  );
+}

@@ -113,12 +113,72 @@ describe.each(["live", "paper"] as const)("%s host", (env) => {
       time_in_force: "day",
     });
     await host.waitForOrder(client, placed.body.id, (o) => o.status === "new");
-    const replaced = await client.call("PATCH", `/v2/orders/${placed.body.id}`, { limit_price: "2.5", qty: "4" });
+    // Nothing to change, or only what the order already is: the anchor's 403, and no replacement is made.
+    const notChanged = { status: 403, body: { code: 40310000, message: "order parameters are not changed" } };
+    const path = `/v2/orders/${placed.body.id}`;
+    expect(await client.call("PATCH", path, {})).toEqual(notChanged);
+    expect(await client.call("PATCH", path, { qty: 5, limit_price: "2.00", time_in_force: "day" })).toEqual(notChanged);
+    expect(await client.call("PATCH", path, { client_order_id: "only-a-new-id" })).toEqual(notChanged);
+    expect((await client.call("GET", "/v2/orders?status=all")).body).toEqual([
+      expect.objectContaining({ id: placed.body.id, status: "new" }),
+    ]);
+    // As @master-chief/alpaca sends it: the order's id in the body too (the path names the order), nulls unused.
+    const replaced = await client.call("PATCH", path, {
+      order_id: "61e69015-8549-4bfd-b9c3-01e75843f47d",
+      limit_price: 2.5,
+      qty: "4",
+      stop_price: null,
+      time_in_force: null,
+    });
     expect(replaced.status).toBe(200);
-    expect(replaced.body).toMatchObject({ replaces: placed.body.id, limit_price: "2.5", qty: "4" });
+    expect(replaced.body).toMatchObject({
+      replaces: placed.body.id,
+      limit_price: "2.5",
+      qty: "4",
+      time_in_force: "day",
+    });
     const old = await host.waitForOrder(client, placed.body.id, (o) => o.status === "replaced");
     expect(old.replaced_by).toBe(replaced.body.id);
     await host.waitForOrder(client, replaced.body.id, (o) => o.status === "new");
+  });
+
+  it("takes JSON without a Content-Type or as text/plain (curl -d, fetch of a string) and a typed empty DELETE", async () => {
+    const { [env]: client } = await host.createTrader();
+    const origin = env === "live" ? host.urls[""] : host.urls.paper;
+    const send = (method: string, path: string, body: BodyInit | undefined, type?: string) =>
+      fetch(new URL(path, origin), {
+        method,
+        headers: {
+          "apca-api-key-id": client.keyId,
+          "apca-api-secret-key": client.secret,
+          ...(type ? { "content-type": type } : {}),
+        },
+        body,
+      });
+    const order = JSON.stringify({
+      symbol: "KO",
+      qty: "1",
+      side: "buy",
+      type: "limit",
+      limit_price: "1",
+      time_in_force: "gtc",
+      notional: null,
+    });
+    // Bytes through fetch carry no Content-Type at all; a string is labelled text/plain;charset=UTF-8.
+    const untyped = await send("POST", "/v2/orders", new TextEncoder().encode(order));
+    expect(untyped.status).toBe(200);
+    const text = await send("POST", "/v2/orders", order);
+    expect(text.status).toBe(200);
+    expect(await text.json()).toMatchObject({ symbol: "KO", qty: "1", limit_price: "1" });
+    const garbage = await send("POST", "/v2/orders", new TextEncoder().encode("symbol=KO"));
+    expect(garbage.status).toBe(400);
+    expect(await garbage.json()).toEqual({ code: 40010000, message: "request body format is invalid" });
+    expect((await send("POST", "/v2/orders", order, "application/xml")).status).toBe(415);
+
+    const { id } = (await untyped.json()) as { id: string };
+    await host.waitForOrder(client, id, (o) => o.status === "new");
+    expect((await send("DELETE", `/v2/orders/${id}`, undefined, "application/json")).status).toBe(204);
+    expect((await host.waitForOrder(client, id, terminal)).status).toBe("canceled");
   });
 
   it("refuses what the account cannot do, with the anchor's codes", async () => {

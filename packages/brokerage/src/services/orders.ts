@@ -12,11 +12,18 @@ import {
   forbiddenOrder,
   invalidOrder,
   OrderRejectedError,
+  orderNotChanged,
   orderNotFound,
 } from "../domain/orderErrors.ts";
 import { heldBuyingPower, heldQuantity, withMarketCollar } from "../domain/orderHolds.ts";
 import { type AlpacaOrder, isOpenStatus, type OrderRow, toAlpacaOrder } from "../domain/orderObject.ts";
-import { type OrderBody, type OrderIntent, type TimeInForce, toOrderIntent } from "../domain/orderRequest.ts";
+import {
+  type OrderBody,
+  type OrderIntent,
+  sameOrderTerms,
+  type TimeInForce,
+  toOrderIntent,
+} from "../domain/orderRequest.ts";
 import { fromNanos, mulNanos, numberToNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
 import { expiryOfDayOrder } from "../execution/sessions.ts";
 import { auctionOrderAccepted } from "../market/nyseCalendar.ts";
@@ -33,6 +40,26 @@ export interface OrderReplacement {
   stop_price?: string | number | undefined;
   trail?: string | number | undefined;
   client_order_id?: string | undefined;
+}
+
+/** The order that replaces `old`: its open terms, each changed where `patch` gives a value. */
+function replacementBody(old: OrderRow, patch: OrderReplacement): OrderBody {
+  const remainingQty = toNanos(old.qty as string) - toNanos(old.filled_qty);
+  return {
+    symbol: old.symbol,
+    side: old.side,
+    type: old.type as OrderBody["type"],
+    time_in_force: patch.time_in_force ?? (old.time_in_force as TimeInForce),
+    qty: patch.qty ?? fromNanos(remainingQty),
+    limit_price: patch.limit_price ?? old.limit_price ?? undefined,
+    stop_price: patch.stop_price ?? old.stop_price ?? undefined,
+    trail_price:
+      old.type === "trailing_stop" && old.trail_price !== null ? (patch.trail ?? old.trail_price) : undefined,
+    trail_percent:
+      old.type === "trailing_stop" && old.trail_percent !== null ? (patch.trail ?? old.trail_percent) : undefined,
+    extended_hours: old.extended_hours,
+    client_order_id: patch.client_order_id,
+  };
 }
 
 export interface CreateOrdersServiceParameters {
@@ -306,23 +333,10 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
         }
         if (old.type === "market" || old.notional !== null)
           throw invalidOrder("market and notional orders cannot be replaced");
-        const remainingQty = toNanos(old.qty as string) - toNanos(old.filled_qty);
-        const body: OrderBody = {
-          symbol: old.symbol,
-          side: old.side,
-          type: old.type as OrderBody["type"],
-          time_in_force: patch.time_in_force ?? (old.time_in_force as TimeInForce),
-          qty: patch.qty ?? fromNanos(remainingQty),
-          limit_price: patch.limit_price ?? old.limit_price ?? undefined,
-          stop_price: patch.stop_price ?? old.stop_price ?? undefined,
-          trail_price:
-            old.type === "trailing_stop" && old.trail_price !== null ? (patch.trail ?? old.trail_price) : undefined,
-          trail_percent:
-            old.type === "trailing_stop" && old.trail_percent !== null ? (patch.trail ?? old.trail_percent) : undefined,
-          extended_hours: old.extended_hours,
-          client_order_id: patch.client_order_id,
-        };
-        const intent = toOrderIntent(body, market.findListing(old.symbol));
+        const listing = market.findListing(old.symbol);
+        const intent = toOrderIntent(replacementBody(old, patch), listing);
+        // The anchor refuses a replacement that changes none of the order's terms (a new client_order_id alone).
+        if (sameOrderTerms(intent, toOrderIntent(replacementBody(old, {}), listing))) throw orderNotChanged();
         const { holdPrice } = checkAgainstAccount(state, intent, at.getTime(), old.id);
         await tx.query("UPDATE brokerage.orders SET status = 'pending_replace', updated_at = $2 WHERE id = $1", [
           orderId,

@@ -8,6 +8,7 @@ import { closeGracefully, createHttpServer, createLogger, type HttpServer } from
 import { marketDataTags, registerMarketDataApi } from "../http/marketData/marketDataApi.ts";
 import { formatError } from "../http/trading/errorFormat.ts";
 import type { TradingRateLimit } from "../http/trading/rateLimit.ts";
+import { alpacaRequestBodies } from "../http/trading/requestBodies.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "../http/trading/tradingAuth.ts";
 import { createDefaultAssetUniverse } from "../market/assetListings.ts";
 import { createDataPrincipals } from "../services/dataPrincipals.ts";
@@ -76,6 +77,7 @@ export async function startDataHost({ rateLimit }: { rateLimit?: TradingRateLimi
   const app = await createHttpServer({
     logger: createLogger({ level: "silent" }),
     bodyLimit: 1_048_576,
+    bodies: alpacaRequestBodies,
     formatError,
     openapi: {
       title: "Market data API test",

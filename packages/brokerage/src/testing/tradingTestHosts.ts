@@ -13,6 +13,7 @@ import type { AccountEnv } from "../domain/accountNumbers.ts";
 import type { Scope } from "../domain/scopes.ts";
 import { formatError } from "../http/trading/errorFormat.ts";
 import type { TradingRateLimit } from "../http/trading/rateLimit.ts";
+import { alpacaRequestBodies } from "../http/trading/requestBodies.ts";
 import { tradingTags } from "../http/trading/tradingApi.ts";
 import { createTradingAuth, tradingSecurity, tradingSecuritySchemes } from "../http/trading/tradingAuth.ts";
 import { type AccountsService, createAccountsService } from "../services/accounts.ts";
@@ -79,6 +80,7 @@ export async function createTradingTestBed(): Promise<TradingTestBed> {
     const app = await createHttpServer({
       logger: createLogger({ level: "silent" }),
       bodyLimit: 1_048_576,
+      bodies: alpacaRequestBodies,
       formatError,
       openapi: {
         title,

@@ -516,6 +516,35 @@ describe("/swap/approval embedded actions (POST)", () => {
   });
 });
 
+describe("/swap/approval bodies, read as the Across API reads them", () => {
+  const q = () => base({ amount: "1000000", inputToken: token(A, "USDC"), outputToken: token(B, "USDC") });
+  const badAction = { target: "0x000000000000000000000000000000000000dEaD", functionSignature: "function f(uint256)" };
+
+  it("ignores undeclared fields (superstruct type()), and refuses null for an optional field (optional())", async () => {
+    const unknown = await swapQuote(q(), {
+      actions: [{ ...badAction, args: [{ value: "x", note: 1 }], tag: "a" }],
+      v: 2,
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { code: "ABI_ENCODING_ERROR" } });
+    const nulled = await swapQuote(q(), { actions: [{ ...badAction, args: [], isNativeTransfer: null }] });
+    expect(nulled).toMatchObject({ status: 400, body: { code: "INVALID_PARAM", param: "actions.0.isNativeTransfer" } });
+  });
+
+  it("refuses a body that is not labelled JSON (415): the anchor would quote without its actions", async () => {
+    const qs = new URLSearchParams(Object.entries(q()).map(([k, v]) => [k, String(v)]));
+    const body = JSON.stringify({ actions: [] });
+    for (const headers of [{}, { "content-type": "text/plain" }] as Record<string, string>[]) {
+      const res = await fetch(`${t.service.url}/api/swap/approval?${qs}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${t.service.apiKey}`, ...headers },
+        body: new TextEncoder().encode(body),
+      });
+      expect(res.status).toBe(415);
+      expect(await res.json()).toMatchObject({ type: "ServiceApiError", status: 415 });
+    }
+  });
+});
+
 describe("/swap/approval bad input", () => {
   const ok = () => base({ amount: "100000000", inputToken: token(A, "USDC"), outputToken: token(B, "DAI") });
   const cases: [string, Record<string, string | number | boolean>, string, string | undefined][] = [

@@ -2,6 +2,7 @@ import { Writable } from "node:stream";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../log/logger.ts";
+import type { BodyLeniency } from "./bodyLeniency.ts";
 import {
   closeGracefully,
   createHttpServer,
@@ -30,12 +31,17 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function start(setup: (app: HttpServer) => void, logger = createLogger({ level: "silent" })) {
+async function start(
+  setup: (app: HttpServer) => void,
+  logger = createLogger({ level: "silent" }),
+  bodies?: BodyLeniency,
+) {
   app = await createHttpServer({
     logger,
     bodyLimit: 1024,
     formatError,
     openapi: { title: "t", version: "1", description: "d" },
+    bodies,
   });
   setup(app);
   await app.listen({ host: "127.0.0.1", port: 0 });
@@ -120,6 +126,108 @@ describe("createHttpServer", () => {
     const text = lines.join("");
     expect(text).toContain('"url":"/x?apikey=[REDACTED]&chainid=1"');
     expect(text).not.toMatch(/SECRET\d/);
+  });
+});
+
+describe("request bodies", () => {
+  const Body = Type.Object(
+    {
+      n: Type.Integer(),
+      note: Type.Optional(Type.String()),
+      memo: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+      inner: Type.Optional(
+        Type.Object({ a: Type.Optional(Type.String()), b: Type.Integer() }, { additionalProperties: false }),
+      ),
+      list: Type.Optional(Type.Array(Type.Object({ x: Type.Optional(Type.Integer()) }))),
+    },
+    { additionalProperties: false },
+  );
+  const routes = (seen: unknown[]) => (a: HttpServer) => {
+    a.post("/echo", { schema: { body: Body } }, async (r) => {
+      seen.push(r.body);
+      return { body: r.body };
+    });
+    a.delete("/thing", async (r) => ({ body: r.body ?? "none" }));
+  };
+  /** A POST of `text` with this Content-Type; `undefined`: none at all (a byte body, which fetch does not label). */
+  const post = (url: string, text: string, type: string | undefined) =>
+    fetch(`${url}/echo`, {
+      method: "POST",
+      body: type === undefined ? new TextEncoder().encode(text) : text,
+      headers: type === undefined ? {} : { "content-type": type },
+    });
+  const answer = async (res: Response) => ({ status: res.status, body: await res.json() });
+
+  it("are strict by default: JSON only as application/json, undeclared fields and nulls refused", async () => {
+    const url = await start(routes([]));
+    const json = "application/json";
+    expect(await answer(await post(url, '{"n":1}', undefined))).toMatchObject({ status: 415 });
+    expect(await answer(await post(url, '{"n":1}', "text/plain;charset=UTF-8"))).toMatchObject({
+      status: 415,
+      body: { code: "UNSUPPORTED_MEDIA_TYPE" },
+    });
+    expect(await answer(await post(url, '{"n":1,"x":2}', json))).toMatchObject({
+      status: 400,
+      body: { error: "body.x: unknown field" },
+    });
+    expect(await answer(await post(url, '{"n":1,"note":null}', json))).toMatchObject({
+      status: 400,
+      body: { error: "body.note: must be string" },
+    });
+    // An empty body labelled JSON is no body: a DELETE goes through, a POST is told what it lacks.
+    const del = await fetch(`${url}/thing`, { method: "DELETE", headers: { "content-type": json } });
+    expect(await answer(del)).toEqual({ status: 200, body: { body: "none" } });
+    expect(await answer(await post(url, "", json))).toMatchObject({
+      status: 400,
+      body: { error: "body: must be object" },
+    });
+    expect(await answer(await post(url, " \n", json))).toMatchObject({ status: 400, body: { code: "INVALID_PARAM" } });
+  });
+
+  it("read JSON without a Content-Type or as text/plain where the service says so; other types stay 415", async () => {
+    const url = await start(routes([]), undefined, { jsonWithoutContentType: true, jsonFromTextPlain: true });
+    expect(await answer(await post(url, '{"n":1}', undefined))).toEqual({ status: 200, body: { body: { n: 1 } } });
+    expect(await answer(await post(url, '{"n":2}', "text/plain;charset=UTF-8"))).toEqual({
+      status: 200,
+      body: { body: { n: 2 } },
+    });
+    for (const type of [undefined, "text/plain"]) {
+      expect(await answer(await post(url, "n=1", type))).toMatchObject({ status: 400, body: { code: "INVALID_BODY" } });
+    }
+    expect(await answer(await post(url, '{"n":1}', "application/xml"))).toMatchObject({ status: 415 });
+    expect(await answer(await post(url, "n=1", "application/x-www-form-urlencoded"))).toMatchObject({ status: 415 });
+    // Fastify's guard against prototype poisoning holds for every way in.
+    expect(await answer(await post(url, '{"n":1,"__proto__":{"x":1}}', undefined))).toMatchObject({ status: 400 });
+    // Without a body there is nothing to label.
+    const del = await fetch(`${url}/thing`, { method: "DELETE" });
+    expect(await answer(del)).toEqual({ status: 200, body: { body: "none" } });
+  });
+
+  it("drop undeclared fields (nested too) and read null as absent where the service says so", async () => {
+    const seen: unknown[] = [];
+    const url = await start(routes(seen), undefined, { ignoreUnknownFields: true, nullAsAbsent: true });
+    const sent = {
+      n: 1,
+      order_id: "x",
+      note: null,
+      memo: null,
+      inner: { b: 2, a: null, extra: true },
+      list: [{ x: null, y: 1 }, { x: 3 }],
+    };
+    const res = await post(url, JSON.stringify(sent), "application/json");
+    expect(await answer(res)).toEqual({
+      status: 200,
+      body: { body: { n: 1, memo: null, inner: { b: 2 }, list: [{}, { x: 3 }] } },
+    });
+    expect(seen).toEqual([{ n: 1, memo: null, inner: { b: 2 }, list: [{}, { x: 3 }] }]);
+    // A required field's null is still refused: it is not "absent" the handler could do without.
+    expect(await answer(await post(url, '{"n":null}', "application/json"))).toMatchObject({
+      status: 400,
+      body: { error: "body.n: must be integer" },
+    });
+    expect(await answer(await post(url, '{"n":1,"inner":{"b":null}}', "application/json"))).toMatchObject({
+      status: 400,
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The Fastify server every service starts from: TypeBox schemas (validation, types and OpenAPI from one
- * definition), request ids, a body-size limit, the service's own error format, `GET /openapi.json`,
- * interactive docs at `/docs`, `GET /health`, and graceful shutdown.
+ * definition), request ids, a body-size limit, JSON bodies read as the service's anchor reads them
+ * (`bodyLeniency.ts`), the service's own error format, `GET /openapi.json`, interactive docs at `/docs`,
+ * `GET /health`, and graceful shutdown.
  */
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
@@ -16,6 +17,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import type { Logger } from "../log/logger.ts";
+import type { BodyLeniency } from "./bodyLeniency.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
 import { createValidatorCompiler } from "./validators.ts";
 
@@ -41,6 +43,12 @@ export interface CreateHttpServerParameters {
   openapi: OpenApiInfo;
   /** Response header carrying the request id; an incoming one is reused when well-formed. */
   requestIdHeader?: string;
+  /**
+   * What request bodies may be besides strict JSON, as the service's anchor accepts them; default: strict (a
+   * body needs `Content-Type: application/json`, undeclared fields of a closed schema and `null` for a field
+   * that does not accept it are refused). Scopes with parsers of their own (forms) are not affected.
+   */
+  bodies?: BodyLeniency;
 }
 
 /** A tag of the OpenAPI document: operations are grouped under it in the docs and in generated clients. */
@@ -96,9 +104,9 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     return503OnClosing: true,
     forceCloseConnections: "idle",
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
-  app.setValidatorCompiler(createValidatorCompiler());
-  // A JSON API: plain text bodies get 415 rather than a confusing validation error.
-  app.removeContentTypeParser("text/plain");
+  const bodies = parameters.bodies ?? {};
+  app.setValidatorCompiler(createValidatorCompiler(bodies));
+  registerJsonParsers(app, bodies);
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header(requestIdHeader, request.id);
@@ -174,6 +182,35 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     async () => ({ status: "ok" as const }),
   );
   return app;
+}
+
+/**
+ * JSON bodies: an empty one (a DELETE some clients send with `Content-Type: application/json`) is no body;
+ * plain text is JSON only where the service says so, else a 415 rather than a confusing validation error; a
+ * body without a Content-Type is read as JSON where the service says so (else Fastify's 415).
+ */
+function registerJsonParsers(app: HttpServer, bodies: BodyLeniency) {
+  // Fastify's own parser, with its refusal of `__proto__` and `constructor.prototype` keys.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  const parser = (
+    request: FastifyRequest,
+    body: string | Buffer,
+    done: (error: Error | null, body?: unknown) => void,
+  ) => {
+    if (String(body).trim() === "") return done(null, undefined);
+    return parseJson(request, String(body), done);
+  };
+  app.removeContentTypeParser(["application/json", "text/plain"]);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, parser);
+  if (bodies.jsonFromTextPlain) app.addContentTypeParser("text/plain", { parseAs: "string" }, parser);
+  if (bodies.jsonWithoutContentType) {
+    // Labelled before Fastify picks a parser (after the onRequest hooks); a body of another type stays a 415.
+    app.addHook("onRequest", async (request) => {
+      const headers = request.raw.headers;
+      const hasBody = headers["transfer-encoding"] !== undefined || Number(headers["content-length"]) > 0;
+      if (headers["content-type"] === undefined && hasBody) headers["content-type"] = "application/json";
+    });
+  }
 }
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;

@@ -10,6 +10,7 @@ import { createHttpServer, type ServiceDefinition, type ServiceInstance } from "
 import { apiKeySecuritySchemes, createApiKeyAuth } from "../http/apiKeyAuth.ts";
 import { formatError } from "../http/errorFormat.ts";
 import { importsTag } from "../http/openapiTags.ts";
+import { openWearablesRequestBodies } from "../http/requestBodies.ts";
 import { createImportsModule, type ImportsModule } from "../imports/importsModule.ts";
 import { BASE_PATH, wearablesService } from "../index.ts";
 
@@ -33,6 +34,7 @@ export function importsTestService(maxUploadBytes = 4 * 1024 * 1024): ServiceDef
           const app = await createHttpServer({
             logger,
             bodyLimit: config.bodyLimit,
+            bodies: openWearablesRequestBodies,
             formatError,
             openapi: {
               title: "Wearable Health Data API",

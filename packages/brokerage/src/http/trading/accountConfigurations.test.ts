@@ -140,17 +140,23 @@ describe("PATCH /v2/account/configurations", () => {
     ["a boolean as a string", { suspend_trade: "true" }],
     ["a multiplier as a number", { max_margin_multiplier: 2 }],
     ["a multiplier not offered", { max_margin_multiplier: "3" }],
-    ["null", { no_shorting: null }],
     ["options trading", { max_options_trading_level: 1 }],
     ["PTP exceptions", { ptp_no_exception_entry: true }],
     ["overnight trading disabled", { disable_overnight_trading: true }],
-    ["an unknown field", { shorting: false }],
   ])("400 for %s, and the valid fields sent with it are not applied either", async (_label, body) => {
     const before = await configurationsOf("paper");
     const response = await call("paper", "PATCH", writer, { fractional_trading: !before.fractional_trading, ...body });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual(UNACCEPTABLE);
     expect(await configurationsOf("paper")).toEqual(before);
+  });
+
+  it("ignores fields it does not know and reads null as absent, as the anchor; the others are applied", async () => {
+    const before = await configurationsOf("paper");
+    const body = { fractional_trading: !before.fractional_trading, shorting: false, no_shorting: null };
+    const response = await call("paper", "PATCH", writer, body);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ...before, fractional_trading: !before.fractional_trading });
   });
 
   it.each([

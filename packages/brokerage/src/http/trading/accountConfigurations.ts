@@ -1,8 +1,9 @@
 /**
  * `GET` and `PATCH /v2/account/configurations` (live and paper hosts): the account's configurations, as the
  * anchor's object. A PATCH needs the `account:write` scope (`domain/scopes.ts`); any value the brokerage
- * does not accept, a field it does not know, or a body that is not an object is the anchor's 400
- * `{"code":40010000,"message":"One of the new values is unacceptable."}` and changes nothing.
+ * does not accept or a body that is not an object is the anchor's 400
+ * `{"code":40010000,"message":"One of the new values is unacceptable."}` and changes nothing. A field it does
+ * not know is ignored and `null` leaves a field as it is, as the anchor (`requestBodies.ts`).
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
@@ -100,11 +101,11 @@ export function registerAccountConfigurationRoutes(
         summary: "Change the account configurations",
         description:
           "Sets the fields given and answers every configuration value. Needs the `account:write` scope. A value " +
-          "that is not accepted, or an unknown field, changes nothing and is a 400.",
+          "that is not accepted changes nothing and is a 400; an unknown field is ignored, `null` keeps the value.",
         body: AccountConfigurationsPatch,
         response: {
           200: AccountConfigurations,
-          400: errorResponse("A value is not accepted, a field is unknown, or the body is not a JSON object.", {
+          400: errorResponse("A value is not accepted, or the body is not a JSON object.", {
             code: 40010000,
             message: UNACCEPTABLE_VALUES,
           }),

@@ -102,7 +102,6 @@ describe("creating and reading", () => {
     ["a name of 65 characters", { name: "n".repeat(65) }],
     ["a name with a control character", { name: "a\u0000b" }],
     ["a number as name", { name: 5 }],
-    ["an unknown field", { name: "ok", symbol: "AAPL" }],
     ["a symbol that is not a string", { name: "ok", symbols: [5] }],
     [`more than ${MAX_SYMBOLS_PER_WATCHLIST} symbols`, { name: "ok", symbols: Array(1_001).fill("AAPL") }],
   ])("422 for %s", async (_label, body) => {
@@ -111,6 +110,22 @@ describe("creating and reading", () => {
     expect(response.status).toBe(422);
     expect(response.body).toEqual({ code: 42210000, message: expect.any(String) });
     expect((await call("paper", "GET", "/v2/watchlists")).body).toEqual([]);
+  });
+
+  it("ignores fields it does not know and reads null as absent, as the anchor (a client's `uuid` in the body)", async () => {
+    const { call } = await newTrader();
+    const created = await call("paper", "POST", "/v2/watchlists", { name: "Lenient", symbol: "MSFT", symbols: null });
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ name: "Lenient", assets: [] });
+    expect(created.body).not.toHaveProperty("symbol");
+    const { id } = created.body;
+    const added = await call("paper", "POST", `/v2/watchlists/${id}`, { uuid: "not-the-id", symbol: "AAPL" });
+    expect(added.status).toBe(200);
+    expect(symbolsOf(added.body)).toEqual(["AAPL"]);
+    const updated = await call("paper", "PUT", `/v2/watchlists/${id}`, { uuid: id, name: "Renamed", symbols: null });
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({ id, name: "Renamed" });
+    expect(symbolsOf(updated.body)).toEqual(["AAPL"]);
   });
 
   it("accepts a name of 64 characters (any script)", async () => {
