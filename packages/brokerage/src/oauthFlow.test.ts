@@ -163,7 +163,7 @@ async function getAccount(origin: string, token: string) {
 const NOT_AUTHORIZED = { status: 401, body: { code: 40110000, message: "request is not authorized" } };
 
 describe("the flow with oauth4webapi", () => {
-  it("discovers the authorization server on its host (RFC 8414) and finds the same document on the live host", async () => {
+  it("discovers the authorization server on its host (RFC 8414) and finds the same document on both trading hosts", async () => {
     expect(as).toMatchObject({
       issuer: authOrigin,
       authorization_endpoint: `${authOrigin}/oauth/authorize`,
@@ -171,8 +171,17 @@ describe("the flow with oauth4webapi", () => {
       revocation_endpoint: `${liveOrigin}/oauth/revoke`,
       code_challenge_methods_supported: ["S256"],
     });
-    const onLive = await (await fetch(`${liveOrigin}/.well-known/oauth-authorization-server`)).json();
-    expect(onLive).toEqual(await (await fetch(`${authOrigin}/.well-known/oauth-authorization-server`)).json());
+    const metadataOf = (origin: string) => fetch(`${origin}/.well-known/oauth-authorization-server`);
+    const canonical = await (await metadataOf(authOrigin)).json();
+    for (const origin of [liveOrigin, paperOrigin]) {
+      // The copies name the authorization host as issuer: valid when the issuer is the one expected (§3.3) ...
+      const copy = await oauth.processDiscoveryResponse(new URL(authOrigin), await metadataOf(origin));
+      expect(copy).toEqual(canonical);
+      // ... and refused by a client that took the trading host for the issuer: it is not one.
+      await expect(oauth.processDiscoveryResponse(new URL(origin), await metadataOf(origin))).rejects.toThrow(
+        /"issuer" property does not match the expected value/,
+      );
+    }
   });
 
   it("logs in, consents, exchanges the code with PKCE and client_secret_post, and reads both accounts", async () => {
