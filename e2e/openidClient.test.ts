@@ -326,7 +326,10 @@ describe("what openid-client refuses", () => {
     expect((await refusal(config, live, token)).status).toBe(401);
   });
 
-  it("the user's denial, as an AuthorizationResponseError carrying access_denied", async () => {
+  it.each([
+    ["the user's denial", { decision: "deny" as const }, {}, "access_denied"],
+    ["an unknown scope", {}, { scope: "admin" }, "invalid_scope"],
+  ])("%s as an AuthorizationResponseError, its iss and state checked first", async (_, pages, parameters, code) => {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const url = client.buildAuthorizationUrl(config, {
@@ -334,15 +337,22 @@ describe("what openid-client refuses", () => {
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: "S256",
       state,
+      ...parameters,
     });
-    const { callback } = await throughAuthorizationPages(new FormAgent(), url, {
+    const { callback, last } = await throughAuthorizationPages(new FormAgent(), url, {
       credentials: { email: EMAIL, password: PASSWORD },
-      decision: "deny",
+      ...pages,
     });
-    const error = await rejection(
-      client.authorizationCodeGrant(config, callback as URL, { pkceCodeVerifier: verifier, expectedState: state }),
-    );
+    if (!callback) throw new Error(`the pages did not redirect: ${last.status} ${last.body}`);
+    const checks = { pkceCodeVerifier: verifier, expectedState: state };
+    const error = await rejection(client.authorizationCodeGrant(config, callback, checks));
     expect(error).toBeInstanceOf(client.AuthorizationResponseError);
-    expect(error).toMatchObject({ error: "access_denied" });
+    expect(error).toMatchObject({ error: code, error_description: expect.any(String) });
+    // The error redirect carries iss as well (RFC 9207 §2): without it the library says so, not the error.
+    callback.searchParams.delete("iss");
+    expect(await rejection(client.authorizationCodeGrant(config, callback, checks))).toMatchObject({
+      code: "OAUTH_INVALID_RESPONSE",
+      cause: { message: /"iss" \(issuer\) missing/ },
+    });
   });
 });
