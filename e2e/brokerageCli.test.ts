@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandResult,
   createPlatformEnv,
+  hostOrigin,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -37,13 +38,6 @@ interface UserJson {
   id: string;
   email: string;
   accounts: { id: string; env: string; account_number: string; cash: string }[];
-}
-
-/** The origin the banner printed for a host of the brokerage (`brokerage paper`, …). */
-function hostOrigin(platform: PlatformProcess, host: string): string {
-  const match = new RegExp(`│\\s*brokerage ${host}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
-  if (!match) throw new Error(`no brokerage ${host} host in:\n${platform.output()}`);
-  return new URL(match[1] as string).origin;
 }
 
 describe("platform brokerage", () => {
@@ -125,10 +119,10 @@ describe("platform brokerage", () => {
     );
     expect(pair.key_id).toMatch(/^PK[A-Z0-9]{18}$/);
     const headers = { "APCA-API-KEY-ID": pair.key_id, "APCA-API-SECRET-KEY": pair.secret_key };
-    const account = await fetch(`${hostOrigin(platform, "paper")}/v2/account`, { headers });
+    const account = await fetch(`${hostOrigin(platform, "brokerage", "paper")}/v2/account`, { headers });
     expect(account.status).toBe(200);
     expect(await account.json()).toMatchObject({ id: paper.id, account_number: paper.account_number, cash: "100000" });
-    const onLive = await fetch(`${platform.baseUrls.brokerage ?? hostOrigin(platform, "live")}/v2/account`, {
+    const onLive = await fetch(`${platform.baseUrls.brokerage ?? hostOrigin(platform, "brokerage")}/v2/account`, {
       headers,
     });
     expect(onLive.status).toBe(401);
@@ -188,7 +182,7 @@ describe("platform brokerage", () => {
     try {
       expect(restarted.output()).not.toMatch(/demo@example\.com/);
       const headers = { "APCA-API-KEY-ID": pair.key_id, "APCA-API-SECRET-KEY": pair.secret_key };
-      const account = await fetch(`${hostOrigin(restarted, "paper")}/v2/account`, { headers });
+      const account = await fetch(`${hostOrigin(restarted, "brokerage", "paper")}/v2/account`, { headers });
       expect(account.status).toBe(200);
     } finally {
       expect(await restarted.stop("SIGINT")).toBe(0);

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandResult,
   createPlatformEnv,
+  hostOrigin,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -44,13 +45,6 @@ function json<T>(result: CommandResult): T {
   return JSON.parse(result.stdout) as T;
 }
 
-/** The origin the banner printed for a host of the brokerage (`brokerage auth`, `brokerage paper`, …). */
-function hostOrigin(host: string): string {
-  const match = new RegExp(`│\\s*brokerage${host ? ` ${host}` : ""}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
-  if (!match) throw new Error(`no brokerage ${host} host in:\n${platform.output()}`);
-  return new URL(match[1] as string).origin;
-}
-
 beforeAll(async () => {
   ({ env, remove: removeEnv } = await createPlatformEnv("openid-client", {
     SERVICES: "brokerage",
@@ -63,13 +57,19 @@ beforeAll(async () => {
     LOG_LEVEL: "warn",
   }));
   platform = await startPlatformProcess(env);
-  [auth, live, paper] = [hostOrigin("auth"), hostOrigin(""), hostOrigin("paper")];
+  [auth, live, paper] = [
+    hostOrigin(platform, "brokerage", "auth"),
+    hostOrigin(platform, "brokerage"),
+    hostOrigin(platform, "brokerage", "paper"),
+  ];
   const brokerage = (args: string[]) => runPlatform(["brokerage", ...args], env);
-  user = json(await brokerage(["users", "create", "--email", EMAIL, "--password", PASSWORD, "--json"]));
-  app = json(
-    await brokerage(["clients", "create", "--name", "openid-client", "--redirect-uri", REDIRECT_URI, "--json"]),
-  );
-}, 120_000);
+  const [createdUser, createdClient] = await Promise.all([
+    brokerage(["users", "create", "--email", EMAIL, "--password", PASSWORD, "--json"]),
+    brokerage(["clients", "create", "--name", "openid-client", "--redirect-uri", REDIRECT_URI, "--json"]),
+  ]);
+  user = json(createdUser);
+  app = json(createdClient);
+}, 180_000); // a platform start and two `platform` commands (each loads every service): slow on a busy machine
 afterAll(async () => {
   if (platform) expect(await platform.stop("SIGTERM")).toBe(0);
   await removeEnv?.();

@@ -46,6 +46,17 @@ export interface PlatformProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * The origin the banner of `platform` printed for a host of a service: `hostOrigin(p, "brokerage", "paper")`,
+ * or its main host without `host`.
+ */
+export function hostOrigin(platform: PlatformProcess, service: string, host?: string): string {
+  const label = host ? `${service} ${host}` : service;
+  const match = new RegExp(`│\\s*${label}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
+  if (!match) throw new Error(`no ${label} host in:\n${platform.output()}`);
+  return new URL(match[1] as string).origin;
+}
+
 /** Starts `platform start` and resolves once it printed that it runs. */
 export function startPlatformProcess(env: Record<string, string>, timeoutMs = 60_000): Promise<PlatformProcess> {
   return startCommandProcess(["start"], env, "Ctrl-C stops the platform", timeoutMs);
