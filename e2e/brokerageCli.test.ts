@@ -40,7 +40,9 @@ interface UserJson {
   accounts: { id: string; env: string; account_number: string; cash: string }[];
 }
 
-describe("platform brokerage", () => {
+// Every test runs `platform` processes (each loads every service's modules: 5 to 15 s on a busy machine) and the
+// first start may take the 60 s startPlatformProcess allows: 30 s per test failed under load.
+describe("platform brokerage", { timeout: 120_000 }, () => {
   let platform: PlatformProcess;
   let user: UserJson;
 
@@ -48,9 +50,10 @@ describe("platform brokerage", () => {
     platform = await startPlatformProcess(env);
     const out = platform.output();
     expect(out).toMatch(/demo@example\.com/);
-    expect(out).toMatch(/password\s+[A-Za-z0-9_-]{16}\b/);
-    expect(out).toMatch(/client_id\s+[0-9a-f]{32}\b/);
-    expect(out).toMatch(/client_secret\s+[A-Za-z0-9_-]{43}\b/);
+    // Whole lines: `\b` after a random base64url value failed when it ended in "-" (no word character).
+    expect(out).toMatch(/^\s+password\s+[A-Za-z0-9_-]{16}$/m);
+    expect(out).toMatch(/^\s+client_id\s+[0-9a-f]{32}$/m);
+    expect(out).toMatch(/^\s+client_secret\s+[A-Za-z0-9_-]{43}$/m);
     expect(out).toContain("http://127.0.0.1:8765/callback");
   });
 
