@@ -15,9 +15,9 @@ import type { AlpacaClient } from "../node_modules/@master-chief/alpaca/@types/c
 import type { Endpoints } from "../node_modules/@master-chief/alpaca/@types/entities.js";
 import { pollUntil } from "./support/alpacaClients.ts";
 import {
-  brokerageHostOrigin,
   type CommandResult,
   createPlatformEnv,
+  hostOrigin,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -58,8 +58,8 @@ beforeAll(async () => {
     await runPlatform(["brokerage", "keys", "create", "--account", paper.account_number, "--json"], env),
   );
   platform = await startPlatformProcess(env);
-  const paperApi = brokerageHostOrigin(platform, "paper");
-  const data = brokerageHostOrigin(platform, "data");
+  const paperApi = hostOrigin(platform, "brokerage", "paper");
+  const data = hostOrigin(platform, "brokerage", "data");
   const endpoints = {
     rest: {
       account: `${paperApi}/v2`,

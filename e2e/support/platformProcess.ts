@@ -46,10 +46,14 @@ export interface PlatformProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** The origin the banner printed for a host of the brokerage (`live`, `paper`, `data`, …). */
-export function brokerageHostOrigin(platform: PlatformProcess, host: string): string {
-  const match = new RegExp(`│\\s*brokerage ${host}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
-  if (!match) throw new Error(`no brokerage ${host} host in:\n${platform.output()}`);
+/**
+ * The origin the banner of `platform` printed for a host of a service: `hostOrigin(p, "brokerage", "paper")`,
+ * or its main host without `host`.
+ */
+export function hostOrigin(platform: PlatformProcess, service: string, host?: string): string {
+  const label = host ? `${service} ${host}` : service;
+  const match = new RegExp(`│\\s*${label}\\s*│\\s*(http://[^\\s│]+)`).exec(platform.output());
+  if (!match) throw new Error(`no ${label} host in:\n${platform.output()}`);
   return new URL(match[1] as string).origin;
 }
 

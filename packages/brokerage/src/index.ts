@@ -196,8 +196,8 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       if (host === "live") {
         registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients });
         registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients });
-        registerMetadataRoute(typed, urls);
       }
+      registerMetadataRoute(typed, urls);
       await registerTradingApi(typed, {
         env: host,
         accountForBearer: services.accounts.forAccessToken,

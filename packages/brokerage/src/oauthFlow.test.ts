@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Brokerage, brokerageService } from "./index.ts";
 import type { CreatedClient } from "./services/clients.ts";
 import type { UserWithAccounts } from "./store/usersRepository.ts";
-import { type AgentResponse, FormAgent, parseForms } from "./testing/formAgent.ts";
+import { type AgentResponse, FormAgent, parseForms, throughAuthorizationPages } from "./testing/formAgent.ts";
 
 const PASSWORD = "correct horse battery staple";
 const REDIRECT = "http://127.0.0.1:8765/callback";
@@ -83,26 +83,12 @@ async function authorize(
   const url = new URL(as.authorization_endpoint as string);
   const all = { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, ...parameters };
   for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.append(k, v);
-  let res = await agent.request(url);
-  for (let step = 0; step < 8; step++) {
-    if (res.location) {
-      if (res.location.origin !== authOrigin) return { callback: res.location, last: res, agent };
-      res = await agent.request(res.location);
-      continue;
-    }
-    const actions = parseForms(res.body).map((f) => f.action);
-    if (actions.includes("/login")) {
-      res = await agent.submit(res, "/login", { fill: { email: user.email, password: PASSWORD } });
-    } else if (actions.includes("/oauth/authorize/consent") && res.status === 200) {
-      res = await agent.submit(res, "/oauth/authorize/consent", {
-        choose: o.choose,
-        button: ["decision", o.decision ?? "allow"],
-      });
-    } else {
-      return { callback: undefined, last: res, agent };
-    }
-  }
-  throw new Error("the authorization pages did not come to an end");
+  const ended = await throughAuthorizationPages(agent, url, {
+    credentials: { email: user.email, password: PASSWORD },
+    decision: o.decision,
+    choose: o.choose,
+  });
+  return { ...ended, agent };
 }
 
 /** A code for `app` through the pages (signed in already), with PKCE unless `challenge` is null. */
@@ -163,7 +149,7 @@ async function getAccount(origin: string, token: string) {
 const NOT_AUTHORIZED = { status: 401, body: { code: 40110000, message: "request is not authorized" } };
 
 describe("the flow with oauth4webapi", () => {
-  it("discovers the authorization server on its host (RFC 8414) and finds the same document on the live host", async () => {
+  it("discovers the authorization server on its host (RFC 8414) and finds the same document on both trading hosts", async () => {
     expect(as).toMatchObject({
       issuer: authOrigin,
       authorization_endpoint: `${authOrigin}/oauth/authorize`,
@@ -171,8 +157,17 @@ describe("the flow with oauth4webapi", () => {
       revocation_endpoint: `${liveOrigin}/oauth/revoke`,
       code_challenge_methods_supported: ["S256"],
     });
-    const onLive = await (await fetch(`${liveOrigin}/.well-known/oauth-authorization-server`)).json();
-    expect(onLive).toEqual(await (await fetch(`${authOrigin}/.well-known/oauth-authorization-server`)).json());
+    const metadataOf = (origin: string) => fetch(`${origin}/.well-known/oauth-authorization-server`);
+    const canonical = await (await metadataOf(authOrigin)).json();
+    for (const origin of [liveOrigin, paperOrigin]) {
+      // The copies name the authorization host as issuer: valid when the issuer is the one expected (§3.3) ...
+      const copy = await oauth.processDiscoveryResponse(new URL(authOrigin), await metadataOf(origin));
+      expect(copy).toEqual(canonical);
+      // ... and refused by a client that took the trading host for the issuer: it is not one.
+      await expect(oauth.processDiscoveryResponse(new URL(origin), await metadataOf(origin))).rejects.toThrow(
+        /"issuer" property does not match the expected value/,
+      );
+    }
   });
 
   it("logs in, consents, exchanges the code with PKCE and client_secret_post, and reads both accounts", async () => {

@@ -142,3 +142,47 @@ export class FormAgent {
     return this.request(new URL(form.action, page.url), { form: formBody(form, o) });
   }
 }
+
+/** Where {@link throughAuthorizationPages} ended. */
+export interface AuthorizationPagesResult {
+  /** The redirect that left the authorization host (to the client), when there was one. */
+  callback: URL | undefined;
+  /** The last response of the authorization host. */
+  last: AgentResponse;
+}
+
+/**
+ * Opens `authorizeUrl` with `agent` and goes through the pages as a user does: the login form (with
+ * `credentials`) and the consent form (`decision`, `choose` for the account radio buttons), until a redirect
+ * leaves the authorization host or a page has no form to go on with.
+ */
+export async function throughAuthorizationPages(
+  agent: FormAgent,
+  authorizeUrl: URL,
+  o: {
+    credentials: { email: string; password: string };
+    decision?: "allow" | "deny";
+    choose?: Record<string, string>;
+  },
+): Promise<AuthorizationPagesResult> {
+  let res = await agent.request(authorizeUrl);
+  for (let step = 0; step < 8; step++) {
+    if (res.location) {
+      if (res.location.origin !== authorizeUrl.origin) return { callback: res.location, last: res };
+      res = await agent.request(res.location);
+      continue;
+    }
+    const actions = parseForms(res.body).map((f) => f.action);
+    if (actions.includes("/login")) {
+      res = await agent.submit(res, "/login", { fill: o.credentials });
+    } else if (actions.includes("/oauth/authorize/consent") && res.status === 200) {
+      res = await agent.submit(res, "/oauth/authorize/consent", {
+        choose: o.choose,
+        button: ["decision", o.decision ?? "allow"],
+      });
+    } else {
+      return { callback: undefined, last: res };
+    }
+  }
+  throw new Error("the authorization pages did not come to an end");
+}

@@ -6,7 +6,7 @@
 export { type AuthHost, BrowserSession, formFields, PASSWORD, startAuthHost } from "./authHost.ts";
 export { brokerageMigrations, createBrokerageTestDatabase } from "./brokerageDatabase.ts";
 export { type DataHost, startDataHost } from "./dataHost.ts";
-export { FormAgent, parseForms } from "./formAgent.ts";
+export { FormAgent, parseForms, throughAuthorizationPages } from "./formAgent.ts";
 export { accountsOf, createOAuthFixture, type OAuthFixture } from "./oauthFixture.ts";
 export {
   applyFlowCommand,

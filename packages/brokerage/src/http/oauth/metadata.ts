@@ -1,8 +1,14 @@
 /**
- * `GET /.well-known/oauth-authorization-server` (RFC 8414). The issuer is the authorization host's public
- * origin, so the document there is the canonical one (RFC 8414 §3.3: a client checks that `issuer` is where it
- * fetched it from); the live host serves the same document for clients that start from the API host, as the
- * token and revocation endpoints live there.
+ * `GET /.well-known/oauth-authorization-server` (RFC 8414), the same document on the authorization host and
+ * both trading hosts. There is one authorization server, so one issuer: the authorization host's public
+ * origin, the `iss` every redirect to a client carries (RFC 9207). A trading host naming itself as issuer
+ * would announce an authorization server whose responses never carry that `iss`, and a client checking
+ * RFC 9207 would refuse every callback. So the copies name the authorization host too: RFC 8414 §3.3 makes a
+ * client that took a trading host's origin for the issuer refuse them (as openid-client's `discovery()`
+ * does), and clients that fetch the metadata URL itself (openid-client accepts a `/.well-known/` URL) or
+ * that know the issuer get the same endpoints from any host. No `/.well-known/openid-configuration`: this is
+ * not an OpenID provider (no ID tokens), so OpenID discovery finds nothing (openid-client: `algorithm:
+ * "oauth2"`).
  */
 import type { HttpServer } from "@platform/kernel";
 import { type Static, Type } from "typebox";
@@ -78,7 +84,8 @@ export function registerMetadataRoute(app: HttpServer, urls: AuthorizationServer
         operationId: "getAuthorizationServerMetadata",
         tags: ["OAuth"],
         summary: "Authorization server metadata",
-        description: "RFC 8414. The issuer is the authorization host; its copy of this document is the canonical one.",
+        description:
+          "RFC 8414. The same document on every host of the brokerage; the issuer is the authorization host (discover from there).",
         security: [],
         response: { 200: AuthorizationServerMetadata },
       },
