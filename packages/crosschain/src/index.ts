@@ -24,6 +24,7 @@ import { registerChainsRoute } from "./http/chains.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
+import { ServiceApiError } from "./http/schemas.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
 import { registerSwapCounterfactualRoute } from "./http/swapCounterfactual.ts";
@@ -117,6 +118,7 @@ async function createServer(
       securitySchemes: bearerSecurityScheme,
       security: [{ bearerAuth: [] }],
       tags: openapiTags,
+      errors: { name: "ServiceApiError", schema: ServiceApiError },
     },
   });
   const requireBearer = createBearerAuth(apiKeys);

@@ -21,6 +21,7 @@ export { loadMigrations, type Migration, migrate } from "./db/migrate.ts";
 export { type CreateOutboxReaderParameters, createOutboxReader, type OutboxReader } from "./db/outboxReader.ts";
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, type HttpErrorType, toHttpError } from "./http/httpError.ts";
+export type { OpenApiErrors } from "./http/openapiDocument.ts";
 export { toJobStatus } from "./jobStatus.ts";
 export { kernelMigrations } from "./kernelMigrations.ts";
 export {
