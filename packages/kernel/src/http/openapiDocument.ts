@@ -207,7 +207,8 @@ function declareErrorAnswers(o: {
       candidates.push(new HttpError(status, STATUS_CODES[status] ?? "Error"));
     }
   }
-  const responses = (operation.responses ??= {});
+  operation.responses ??= {};
+  const responses = operation.responses;
   for (const error of candidates) {
     const { statusCode, body } = o.formatError(error, request as unknown as FastifyRequest);
     const status = String(statusCode);
