@@ -1,0 +1,100 @@
+/**
+ * Every operation a served OpenAPI document lists is a real route, on every host of every service: called
+ * with valid credentials (path parameters filled from their schemas, an empty JSON body where the method
+ * takes one), none gets the "not found" answer of an unknown route, and each answer's status is declared
+ * for that operation with a body its schema accepts. The services come from the platform's own list.
+ */
+import { randomUUID } from "node:crypto";
+import type { Brokerage } from "@platform/brokerage";
+import { accountsOf } from "@platform/brokerage/testing";
+import { startTestService, type TestService } from "@platform/kernel/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allServices } from "../packages/platform/src/services.ts";
+import { createAnswerCheck, type OpenApiDocument } from "./support/openapiResponses.ts";
+
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
+const BODY_METHODS = new Set(["put", "post", "patch", "delete"]);
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: { format?: string; enum?: unknown[]; type?: string; examples?: unknown[] };
+}
+type Document = OpenApiDocument & {
+  paths: Record<string, Record<string, { parameters?: Parameter[] } | undefined>>;
+};
+
+/** A value a path parameter's schema accepts, or at least one that routes to the operation. */
+function pathValue(p: Parameter): string {
+  const s = p.schema ?? {};
+  if (s.enum?.length) return String(s.enum[0]);
+  if (s.examples?.length) return String(s.examples[0]);
+  if (s.format === "uuid") return randomUUID();
+  if (s.type === "integer" || s.type === "number") return "1";
+  return "AAPL";
+}
+
+/** Headers and query parameters that authenticate on `host` of `service`. */
+type Credentials = (host: string) => { headers: Record<string, string>; query: Record<string, string> };
+
+async function credentialsOf(name: string, s: TestService): Promise<Credentials> {
+  if (name === "wearables") return () => ({ headers: { "X-Service-API-Key": s.apiKey }, query: {} });
+  if (name === "crosschain") return () => ({ headers: { authorization: `Bearer ${s.apiKey}` }, query: {} });
+  if (name === "chainstats") return () => ({ headers: {}, query: { apikey: s.apiKey } });
+  const { services } = s.instance as Brokerage;
+  const user = await services.users.create({
+    email: `routes-${randomUUID()}@example.com`,
+    password: "correct horse battery",
+    startingCash: "100000",
+  });
+  const { live, paper } = accountsOf(user);
+  const liveKeys = await services.keyPairs.create({ accountId: live.id });
+  const paperKeys = await services.keyPairs.create({ accountId: paper[0].id });
+  return (host) => {
+    const keys = host === "paper" ? paperKeys : liveKeys;
+    return { headers: { "APCA-API-KEY-ID": keys.key_id, "APCA-API-SECRET-KEY": keys.secret_key }, query: {} };
+  };
+}
+
+describe.each(allServices.map((service) => [service.name, service] as const))("%s routes", (name, service) => {
+  let s: TestService;
+  let credentials: Credentials;
+  beforeAll(async () => {
+    s = await startTestService(service, { config: { brokerageRateLimit: 100_000 } });
+    credentials = await credentialsOf(name, s);
+  });
+  afterAll(() => s?.close());
+
+  const hosts = ["", ...(service.hosts ?? []).map((h) => h.name)].map((host) => ({ host, label: host || "main" }));
+  it.each(hosts)("$label host: every documented operation is routed and answers as documented", async ({ host }) => {
+    const document = (await (await fetch(`${s.urls[host]}/openapi.json`)).json()) as Document;
+    const check = createAnswerCheck(document);
+    const { headers, query } = credentials(host);
+    const problems: string[] = [];
+    for (const [template, item] of Object.entries(document.paths)) {
+      for (const method of METHODS) {
+        const operation = item?.[method];
+        if (!operation) continue;
+        let path = template;
+        for (const p of operation.parameters ?? []) {
+          if (p.in === "path") path = path.replace(`{${p.name}}`, encodeURIComponent(pathValue(p)));
+        }
+        const url = new URL(`${s.urls[host]}${path}`);
+        for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+        const response = await fetch(url, {
+          method: method.toUpperCase(),
+          headers: { ...headers, ...(BODY_METHODS.has(method) ? { "content-type": "application/json" } : {}) },
+          body: BODY_METHODS.has(method) ? "{}" : undefined,
+        });
+        const text = await response.text();
+        if (text.includes(`Not found: ${method.toUpperCase()} `)) {
+          problems.push(`${method.toUpperCase()} ${template} (${path}): no such route`);
+          continue;
+        }
+        const body = text && response.headers.get("content-type")?.includes("json") ? JSON.parse(text) : text;
+        problems.push(...check({ method, path: template, status: response.status, body }));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+});
