@@ -14,10 +14,17 @@ async function until<T extends { response: Response }>(call: () => Promise<T>, r
   }
 }
 
+/** The chain ids the document enumerates. */
+type ChainId = NonNullable<NonNullable<paths["/api/available-routes"]["get"]["parameters"]["query"]>["originChainId"]>;
+
 export async function run(ctx: CrosschainFlowContext): Promise<void> {
   const client = createClient<paths>({ baseUrl: ctx.origin, headers: { authorization: `Bearer ${ctx.apiKey}` } });
   client.use(ctx.checkAnswers());
-  const { route } = ctx;
+  const route = {
+    ...ctx.route,
+    originChainId: ctx.route.originChainId as ChainId,
+    destinationChainId: ctx.route.destinationChainId as ChainId,
+  };
 
   const routes = await client.GET("/api/available-routes", {
     params: { query: { originChainId: route.originChainId, destinationChainId: route.destinationChainId } },
