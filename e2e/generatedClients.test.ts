@@ -20,7 +20,7 @@ import type {
   WearablesFlowContext,
 } from "./support/generated-flows/flowContext.ts";
 import { answerCheckMiddleware, FLOWS_DIR, generateTypes, typecheckFlows } from "./support/generatedClients.ts";
-import { depositUsdcByHand } from "./support/manualDeposit.ts";
+import { demoUser, depositUsdcByHand } from "./support/manualDeposit.ts";
 import type { OpenApiDocument } from "./support/openapiResponses.ts";
 import {
   createPlatformEnv,
@@ -123,6 +123,7 @@ describe("clients generated from the served documents", () => {
         inputToken: manifestToken(manifestChain(manifest, 1337), "USDC").address,
         outputToken: manifestToken(manifestChain(manifest, 10), "USDC").address,
       },
+      depositor: demoUser(manifest).address,
       deposit: async ({ inputAmount, outputAmount }) => {
         const amounts = { amount: BigInt(inputAmount), outputAmount: BigInt(outputAmount) };
         const receipt = await depositUsdcByHand(manifest, { origin: 1337, destination: 10, ...amounts });

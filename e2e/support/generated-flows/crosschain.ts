@@ -49,6 +49,22 @@ export async function run(ctx: CrosschainFlowContext): Promise<void> {
   expect(fees.response.status).toBe(200);
   expect(fees.data?.totalRelayFee.total).toMatch(/^\d+$/);
 
+  const approval = await until(() =>
+    client.GET("/api/swap/approval", {
+      params: {
+        query: {
+          amount: "25000000",
+          inputToken: route.inputToken,
+          outputToken: route.outputToken,
+          originChainId: route.originChainId,
+          destinationChainId: route.destinationChainId,
+          depositor: ctx.depositor,
+        },
+      },
+    }),
+  );
+  expect(approval.data?.swapTx.to).toMatch(/^0x[0-9a-fA-F]{40}$/);
+
   // A deposit made with viem at the quoted output: indexed, then filled by our relayer.
   const txHash = await ctx.deposit({ inputAmount: "25000000", outputAmount: fees.data?.outputAmount as string });
   const status = await until(

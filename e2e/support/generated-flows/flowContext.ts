@@ -23,6 +23,8 @@ export interface CrosschainFlowContext extends FlowContext {
   apiKey: string;
   /** A USDC route of the devnet. */
   route: { originChainId: number; destinationChainId: number; inputToken: string; outputToken: string };
+  /** The address `deposit` deposits from. */
+  depositor: string;
   /** Deposits `inputAmount` of the route's input token for `outputAmount` with viem; the transaction hash. */
   deposit(amounts: { inputAmount: string; outputAmount: string }): Promise<string>;
 }
