@@ -97,6 +97,15 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: "idle",
+    // A URL the router cannot read (bad percent-encoding, a path parameter over the length limit) is answered
+    // before any route or error handler: in the service's error format too. No route context, so no serializer.
+    frameworkErrors: (error, request, rawReply) => {
+      const { statusCode, body, headers } = parameters.formatError(toHttpError(error), request);
+      const reply = rawReply as FastifyReply;
+      reply.header(requestIdHeader, request.id);
+      if (headers) reply.headers(headers);
+      reply.code(statusCode).type("application/json; charset=utf-8").send(JSON.stringify(body));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
   app.setValidatorCompiler(createValidatorCompiler());
   // A JSON API: plain text bodies get 415 rather than a confusing validation error.

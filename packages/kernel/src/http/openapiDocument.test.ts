@@ -73,13 +73,14 @@ describe("the OpenAPI document", () => {
     const statuses = (path: string, method: string) => Object.keys(op(path, method).responses);
     // Parameters refused → 422 (the formatter's status), credentials, rate limit, failure, closing.
     expect(statuses("/items", "get")).toEqual(["200", "401", "422", "429", "500", "503"]);
-    // A body: not JSON (400), too large, wrong type; a path id: 404.
+    // A body: not JSON (400), too large, wrong type; a path id: unknown (404), unreadable (400), too long (414).
     expect(statuses("/items/{id}", "post")).toEqual([
       "200",
       "400",
       "401",
       "404",
       "413",
+      "414",
       "415",
       "422",
       "429",

@@ -142,7 +142,8 @@ function dropDefaultedFromRequired(schema: Schema, componentSchemas: Record<stri
 /**
  * The errors any route of a kernel server can answer, with when an operation can meet each: parameters or a
  * body the validator refuses, a body that is not JSON, missing or invalid credentials, an unknown id in the
- * path, a body too large or of a type no parser reads, an unexpected failure, a server that is closing.
+ * path or one the router cannot read (bad percent-encoding, too long), a body too large or of a type no parser
+ * reads, an unexpected failure, a server that is closing.
  */
 const KERNEL_ERRORS: {
   applies(o: { operation: Operation; method: HttpMethod; path: string; secured: boolean }): boolean;
@@ -166,6 +167,15 @@ const KERNEL_ERRORS: {
   {
     applies: ({ path }) => path.includes("{"),
     error: () => new HttpError(404, "Not found", "NOT_FOUND"),
+  },
+  // The router's own refusals of a path parameter (createHttpServer's `frameworkErrors`).
+  {
+    applies: ({ path }) => path.includes("{"),
+    error: () => new HttpError(400, "'/items/%E0%A4%A' is not a valid url component", "FST_ERR_BAD_URL"),
+  },
+  {
+    applies: ({ path }) => path.includes("{"),
+    error: () => new HttpError(414, "'/items/…' is exceeding the max param length", "FST_ERR_MAX_PARAM_LENGTH"),
   },
   {
     applies: ({ method }) => BODY_METHODS.has(method),
