@@ -58,6 +58,44 @@ async function credentialsOf(name: string, s: TestService): Promise<Credentials>
   };
 }
 
+describe("the answer check", () => {
+  const document = {
+    paths: {
+      "/users/{id}": {
+        get: {
+          responses: {
+            200: { content: { "application/json": { schema: { $ref: "#/components/schemas/User" } } } },
+            "4XX": { content: { "application/json": { schema: { type: "object", required: ["detail"] } } } },
+            204: { description: "No Content" },
+          },
+        },
+      },
+    },
+    components: {
+      schemas: { User: { type: "object", required: ["id"], properties: { id: { type: "string", format: "uuid" } } } },
+    },
+  };
+  const check = createAnswerCheck(document);
+
+  it("accepts what the document declares, through $refs and status ranges", () => {
+    expect(check({ method: "GET", path: "/users/{id}", status: 200, body: { id: randomUUID() } })).toEqual([]);
+    expect(check({ method: "get", path: "/users/{id}", status: 404, body: { detail: "no" } })).toEqual([]);
+    expect(check({ method: "GET", path: "/users/{id}", status: 204, body: "" })).toEqual([]);
+  });
+
+  it("reports an undeclared status, a body its schema refuses, a body where none is declared", () => {
+    expect(check({ method: "GET", path: "/users/{id}", status: 500, body: {} })).toEqual([
+      "GET /users/{id} answered 500, which the document does not list",
+    ]);
+    expect(check({ method: "GET", path: "/users/{id}", status: 200, body: { id: "x" } })).toEqual([
+      'GET /users/{id} 200: body/id must match format "uuid" {"format":"uuid"}',
+    ]);
+    expect(check({ method: "GET", path: "/users/{id}", status: 204, body: { id: "x" } })).toEqual([
+      "GET /users/{id} 204: a body where the document declares none",
+    ]);
+  });
+});
+
 describe.each(allServices.map((service) => [service.name, service] as const))("%s routes", (name, service) => {
   let s: TestService;
   let credentials: Credentials;

@@ -13,6 +13,7 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 
 type Schema = Record<string, unknown>;
 interface Response {
+  description?: string;
   content?: Record<string, { schema?: Schema }>;
 }
 export interface OpenApiDocument {
