@@ -11,9 +11,16 @@ import { formatFindings, lintOpenApi } from "./support/openapiLint.ts";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
 
+interface Schema {
+  default?: unknown;
+  required?: string[];
+  properties?: Record<string, Schema>;
+}
 interface Operation {
   operationId?: string;
   summary?: string;
+  parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
 }
 type OpenApiDocument = { paths?: Record<string, Partial<Record<string, Operation>>> };
 
@@ -22,6 +29,22 @@ function operationsOf(document: OpenApiDocument): [string, Operation][] {
   return Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     HTTP_METHODS.flatMap((m) => (item?.[m] ? [[`${m.toUpperCase()} ${path}`, item[m]] as [string, Operation]] : [])),
   );
+}
+
+/**
+ * What a generated client would force callers to pass although the server has a default for it: a required
+ * parameter with a default, a required body property with a default (top-level properties of the body).
+ */
+function requiredWithDefault(key: string, operation: Operation): string[] {
+  const parameters = (operation.parameters ?? [])
+    .filter((p) => p.required && p.schema?.default !== undefined)
+    .map((p) => `${key} ${p.in}.${p.name}`);
+  const properties = Object.values(operation.requestBody?.content ?? {}).flatMap(({ schema }) =>
+    (schema?.required ?? [])
+      .filter((n) => schema?.properties?.[n]?.default !== undefined)
+      .map((n) => `${key} body.${n}`),
+  );
+  return [...parameters, ...properties];
 }
 
 describe("the lint", () => {
@@ -75,5 +98,11 @@ describe.each(allServices.map((service) => [service.name, service] as const))("%
     const ids = operations.map(([, o]) => o.operationId);
     const repeated = ids.filter((id, i) => ids.indexOf(id) !== i);
     expect(repeated, "operationIds used twice").toEqual([]);
+
+    const defaulted = operations.flatMap(([key, o]) => requiredWithDefault(key, o));
+    expect(defaulted, "required although the server has a default").toEqual([]);
+    // A parameter inside a segment (`/v2/orders{by_client_order_id}`) is a literal colon Fastify read as one.
+    const glued = Object.keys(document.paths ?? {}).filter((path) => /[^/]\{|\}[^/]/.test(path));
+    expect(glued, "path parameters that are not a whole segment").toEqual([]);
   });
 });

@@ -19,6 +19,7 @@ import {
   type ErrorFormatter,
   type HttpServer,
   loadMigrations,
+  type OpenApiErrors,
   type OperatorCommand,
   type PlatformContext,
   type ServiceDefinition,
@@ -29,6 +30,7 @@ import { registerApplicationsPage } from "./http/auth/applications.ts";
 import { registerAuthorizationPages } from "./http/auth/authorize.ts";
 import { registerDataStreams } from "./http/dataStream/dataStreams.ts";
 import { marketDataTags, registerMarketDataApi } from "./http/marketData/marketDataApi.ts";
+import { OAuthErrorBody } from "./http/oauth/formEndpoint.ts";
 import { registerMetadataRoute } from "./http/oauth/metadata.ts";
 import { registerRevocationRoute } from "./http/oauth/revoke.ts";
 import { registerTokenRoute } from "./http/oauth/token.ts";
@@ -36,6 +38,7 @@ import { registerTradeStream } from "./http/stream/tradeStream.ts";
 import { formatError as formatTradingError } from "./http/trading/errorFormat.ts";
 import { createTradingRateLimit } from "./http/trading/rateLimit.ts";
 import { alpacaRequestBodies } from "./http/trading/requestBodies.ts";
+import { ApiError } from "./http/trading/schemas.ts";
 import { registerTradingApi, tradingTags } from "./http/trading/tradingApi.ts";
 import { tradingSecurity, tradingSecuritySchemes } from "./http/trading/tradingAuth.ts";
 import { FAKEPACA_LISTING } from "./market/testFeed.ts";
@@ -63,6 +66,7 @@ function openApiOf(host: BrokerageHost) {
       title: "Brokerage authorization",
       version: "2.0.0",
       description: "OAuth 2.0 authorization endpoint and pages (Alpaca Connect compatible).",
+      errors: { name: "OAuthError", schema: OAuthErrorBody },
     };
   }
   if (host === "data") {
@@ -74,6 +78,7 @@ function openApiOf(host: BrokerageHost) {
       securitySchemes: tradingSecuritySchemes,
       security: tradingSecurity,
       tags: marketDataTags,
+      errors: tradingErrors,
     };
   }
   return {
@@ -83,8 +88,12 @@ function openApiOf(host: BrokerageHost) {
     securitySchemes: tradingSecuritySchemes,
     security: tradingSecurity,
     tags: tradingTags,
+    errors: tradingErrors,
   };
 }
+
+/** The error body of the trading and data hosts; every authenticated request counts against the rate limit. */
+const tradingErrors: OpenApiErrors = { name: "ApiError", schema: ApiError, securedStatuses: [429] };
 
 /** Non-page errors of the authorization host (e.g. its JSON metadata) in the OAuth error shape. */
 const formatAuthHostError: ErrorFormatter = (error) => ({

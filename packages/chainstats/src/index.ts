@@ -20,7 +20,7 @@ import {
 } from "@platform/kernel";
 import { PLAN_NAMES } from "./domain/plans.ts";
 import { registerChainList } from "./http/chainlist.ts";
-import { formatError } from "./http/envelope.ts";
+import { errorEnvelope, formatError } from "./http/envelope.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { registerStatsApi } from "./http/statsApi.ts";
 import { type ChainIndexer, createChainIndexer } from "./jobs/blockIndexer.ts";
@@ -70,6 +70,7 @@ async function createServer(
       tags: openapiTags,
       securitySchemes: { apikey: { type: "apiKey", in: "query", name: "apikey" } },
       security: [{ apikey: [] }],
+      errors: errorEnvelope,
     },
   });
   const rateCounter = createRateCounter(config.redisUrl);

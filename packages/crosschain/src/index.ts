@@ -26,6 +26,7 @@ import { formatError } from "./http/errorFormat.ts";
 import { registerLimitsRoute } from "./http/limits.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { acrossRequestBodies } from "./http/requestBodies.ts";
+import { ServiceApiError } from "./http/schemas.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
 import { registerSwapChainsRoute } from "./http/swapChains.ts";
@@ -122,6 +123,7 @@ async function createServer(
       securitySchemes: bearerSecurityScheme,
       security: [{ bearerAuth: [] }],
       tags: openapiTags,
+      errors: { name: "ServiceApiError", schema: ServiceApiError },
     },
   });
   const requireBearer = createBearerAuth(apiKeys);

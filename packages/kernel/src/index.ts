@@ -22,6 +22,7 @@ export { type CreateOutboxReaderParameters, createOutboxReader, type OutboxReade
 export type { BodyLeniency } from "./http/bodyLeniency.ts";
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, type HttpErrorType, toHttpError } from "./http/httpError.ts";
+export type { OpenApiErrors } from "./http/openapiDocument.ts";
 export { toJobStatus } from "./jobStatus.ts";
 export * from "./jobs/index.ts";
 export { kernelMigrations } from "./kernelMigrations.ts";

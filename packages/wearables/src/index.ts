@@ -14,7 +14,7 @@ import {
 } from "@platform/kernel";
 import { apiKeySecuritySchemes, createApiKeyAuth } from "./http/apiKeyAuth.ts";
 import { createDataReadServices, type DataReadServices, registerDataReadRoutes } from "./http/dataRoutes.ts";
-import { formatError } from "./http/errorFormat.ts";
+import { errorBody, formatError } from "./http/errorFormat.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { openWearablesRequestBodies } from "./http/requestBodies.ts";
 import { registerSummaryRoutes } from "./http/summaries.ts";
@@ -96,6 +96,7 @@ async function createServer(
       tags: openapiTags,
       securitySchemes: apiKeySecuritySchemes,
       security: [{ ServiceApiKey: [] }, { OpenWearablesApiKey: [] }],
+      errors: errorBody,
     },
   });
   app.get("/", { schema: { hide: true } }, async () => ({ message: "Server is running!" }));

@@ -3,7 +3,8 @@
  * the texts below are Etherscan's own (docs.etherscan.io/resources/common-error-messages and live
  * responses), except the date/sort ones, which Etherscan does not document.
  */
-import type { ErrorFormatter } from "@platform/kernel";
+import type { ErrorFormatter, OpenApiErrors } from "@platform/kernel";
+import { Type } from "typebox";
 
 export const notOk = (result: string) => ({ status: "0", message: "NOTOK", result });
 export const noRecords = () => ({ status: "0", message: "No records found", result: [] as never[] });
@@ -30,4 +31,10 @@ export const formatError: ErrorFormatter = (error, request) => {
   const onApi = request.url.startsWith("/v2/api");
   if (error.statusCode >= 500) return { statusCode: onApi ? 200 : 500, body: notOk(ERRORS.internal) };
   return { statusCode: onApi ? 200 : error.statusCode, body: notOk(`Error! ${error.message}`) };
+};
+
+/** The error envelope, for the OpenAPI document (on `/v2/api` it is part of the 200 answer). */
+export const errorEnvelope: OpenApiErrors = {
+  name: "ErrorEnvelope",
+  schema: Type.Object({ status: Type.Literal("0"), message: Type.Literal("NOTOK"), result: Type.String() }),
 };

@@ -35,19 +35,21 @@ export const TokenSchema = Type.Object({
 /** A request id as the examples show it (every answer carries its request's). */
 export const EXAMPLE_REQUEST_ID = "8d3c4a52-6f0e-4b1a-9c7d-2e5f1a0b9c84";
 
-/** The error body (see `errorFormat.ts`), with `example` as the docs' example answer. */
+/** Every error body of the API (see `errorFormat.ts`). */
+export const ServiceApiError = Type.Object({
+  type: Type.Literal("ServiceApiError"),
+  code: Type.String(),
+  status: Type.Integer(),
+  message: Type.String(),
+  param: Type.Optional(Type.String()),
+  id: Type.String(),
+});
+
+/** The error body with `example` as the docs' example answer. */
 export const ErrorBody = (example: { status: number; code: ServiceApiErrorCode; message: string; param?: string }) =>
-  Type.Object(
-    {
-      type: Type.Literal("ServiceApiError"),
-      code: Type.String(),
-      status: Type.Integer(),
-      message: Type.String(),
-      param: Type.Optional(Type.String()),
-      id: Type.String(),
-    },
-    { examples: [{ type: "ServiceApiError", ...example, id: EXAMPLE_REQUEST_ID }] },
-  );
+  Type.Object(ServiceApiError.properties, {
+    examples: [{ type: "ServiceApiError", ...example, id: EXAMPLE_REQUEST_ID }],
+  });
 
 /** The 401 every crosschain route answers without a valid bearer key. */
 export const UnauthorizedBody = ErrorBody({ status: 401, code: "UNAUTHORIZED", message: "Invalid API key" });

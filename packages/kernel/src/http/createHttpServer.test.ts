@@ -56,6 +56,7 @@ describe("createHttpServer", () => {
         { schema: { body: Type.Object({ n: Type.Integer() }, { additionalProperties: false }) } },
         async (r) => r.body,
       );
+      a.get("/items/:id", async (r) => r.params);
       a.get("/teapot", async () => {
         throw new HttpError(418, "short and stout", "TEAPOT");
       });
@@ -76,6 +77,9 @@ describe("createHttpServer", () => {
       [await fetch(`${url}/teapot`), 418, "TEAPOT"],
       [await fetch(`${url}/bug`), 500, "INTERNAL_SERVER_ERROR"],
       [await fetch(`${url}/missing`), 404, "NOT_FOUND"],
+      // Refused by the router itself, before any route.
+      [await fetch(`${url}/items/%E0%A4%A`), 400, "FST_ERR_BAD_URL"],
+      [await fetch(`${url}/items/${"x".repeat(101)}`), 414, "FST_ERR_MAX_PARAM_LENGTH"],
     ];
     for (const [res, status, code] of cases) {
       expect(res.status).toBe(status);

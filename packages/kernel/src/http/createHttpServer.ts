@@ -5,7 +5,6 @@
  * `GET /health`, and graceful shutdown.
  */
 import { randomUUID } from "node:crypto";
-import { STATUS_CODES } from "node:http";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -19,6 +18,7 @@ import Fastify, {
 import type { Logger } from "../log/logger.ts";
 import type { BodyLeniency } from "./bodyLeniency.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
+import { completeDocument, type OpenApiDocument, type OpenApiErrors, type OpenApiTag } from "./openapiDocument.ts";
 import { createValidatorCompiler } from "./validators.ts";
 
 /** Turns an HttpError into the status, body and headers of the service's documented error format. */
@@ -51,11 +51,7 @@ export interface CreateHttpServerParameters {
   bodies?: BodyLeniency;
 }
 
-/** A tag of the OpenAPI document: operations are grouped under it in the docs and in generated clients. */
-export interface OpenApiTag {
-  name: string;
-  description?: string;
-}
+export type { OpenApiErrors, OpenApiTag };
 
 /**
  * What a service says about its API in `/openapi.json`. Every operation a route documents also needs its own
@@ -79,6 +75,12 @@ export interface OpenApiInfo {
   securitySchemes?: Record<string, unknown>;
   /** Applied to every operation unless a route sets its own `security`. */
   security?: Record<string, string[]>[];
+  /**
+   * The schema of the bodies `formatError` produces: with it, every operation declares each error the server
+   * itself can answer (validation, credentials, unknown path id, body too large or of the wrong type, failure,
+   * closing), with the status and example body `formatError` gives, unless the route declares that status.
+   */
+  errors?: OpenApiErrors;
 }
 
 /** The contact of every service's API document unless the service names its own. */
@@ -103,6 +105,15 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: "idle",
+    // A URL the router cannot read (bad percent-encoding, a path parameter over the length limit) is answered
+    // before any route or error handler: in the service's error format too. No route context, so no serializer.
+    frameworkErrors: (error, request, rawReply) => {
+      const { statusCode, body, headers } = parameters.formatError(toHttpError(error), request);
+      const reply = rawReply as FastifyReply;
+      reply.header(requestIdHeader, request.id);
+      if (headers) reply.headers(headers);
+      reply.code(statusCode).type("application/json; charset=utf-8").send(JSON.stringify(body));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as HttpServer;
   const bodies = parameters.bodies ?? {};
   app.setValidatorCompiler(createValidatorCompiler(bodies));
@@ -154,7 +165,11 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
       if (!("openapiObject" in generated)) return generated.swaggerObject;
       // The generator types the document as any OpenAPI version's; this one is 3.1.
       const document = generated.openapiObject as OpenApiDocument;
-      return completeDocument(document, [...(openapi.tags ?? []), SYSTEM_TAG]) as typeof generated.openapiObject;
+      return completeDocument(document, {
+        tags: [...(openapi.tags ?? []), SYSTEM_TAG],
+        errors: openapi.errors,
+        formatError: parameters.formatError,
+      }) as typeof generated.openapiObject;
     },
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
@@ -211,44 +226,6 @@ function registerJsonParsers(app: HttpServer, bodies: BodyLeniency) {
       if (headers["content-type"] === undefined && hasBody) headers["content-type"] = "application/json";
     });
   }
-}
-
-const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
-
-/** The parts of a generated document that `completeDocument` reads and completes. */
-interface OpenApiDocument {
-  paths?: Record<string, Partial<Record<(typeof HTTP_METHODS)[number], OpenApiOperation>> | undefined>;
-  tags?: OpenApiTag[];
-}
-interface OpenApiOperation {
-  tags?: string[];
-  responses?: Record<string, { description?: string }>;
-}
-
-/**
- * What the generated document lacks for linters and generators: every tag an operation uses is declared at
- * the top level (the given ones first, with their descriptions), and a response without a description (the
- * generator's "Default Response") is described by its HTTP status.
- */
-function completeDocument(document: OpenApiDocument, declared: readonly OpenApiTag[]): OpenApiDocument {
-  const tags = new Map(declared.map((t) => [t.name, t]));
-  const used = new Set<string>();
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const operation = item?.[method];
-      if (!operation) continue;
-      for (const tag of operation.tags ?? []) {
-        used.add(tag);
-        if (!tags.has(tag)) tags.set(tag, { name: tag });
-      }
-      for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        if (response.description === "Default Response") {
-          response.description = STATUS_CODES[Number(status)] ?? "Response";
-        }
-      }
-    }
-  }
-  return { ...document, tags: [...tags.values()].filter((t) => used.has(t.name)) };
 }
 
 /**

@@ -182,7 +182,8 @@ export function registerOrderRoutes(app: HttpServer, { orders }: { orders: Order
   );
 
   app.get(
-    "/v2/orders:by_client_order_id",
+    // A literal colon is written twice (a single one starts a path parameter in Fastify and in the document).
+    "/v2/orders::by_client_order_id",
     {
       schema: {
         operationId: "getOrderByClientOrderId",
