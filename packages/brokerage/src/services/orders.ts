@@ -18,7 +18,7 @@ import { heldBuyingPower, heldQuantity, withMarketCollar } from "../domain/order
 import { type AlpacaOrder, isOpenStatus, type OrderRow, toAlpacaOrder } from "../domain/orderObject.ts";
 import { type OrderBody, type OrderIntent, type TimeInForce, toOrderIntent } from "../domain/orderRequest.ts";
 import { fromNanos, mulNanos, numberToNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
-import { expiryOfDayOrder } from "../execution/sessions.ts";
+import { expiryOfDayOrder, expiryOfGtcOrder } from "../execution/sessions.ts";
 import { auctionOrderAccepted } from "../market/nyseCalendar.ts";
 import { isUuid } from "../store/accountsRepository.ts";
 import type { NewOrderRow, OrderListQuery, OrdersRepository, PlacementState } from "../store/ordersRepository.ts";
@@ -178,9 +178,11 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
       replaces: null,
       at,
       expires_at:
-        timeInForce === "day" && asset.class === "us_equity"
-          ? expiryOfDayOrder(at.getTime(), market.sessionMode, intent.extendedHours)
-          : null,
+        timeInForce === "gtc"
+          ? expiryOfGtcOrder(at.getTime(), asset.class)
+          : timeInForce === "day" && asset.class === "us_equity"
+            ? expiryOfDayOrder(at.getTime(), market.sessionMode, intent.extendedHours)
+            : null,
       ...extra,
     };
   }
