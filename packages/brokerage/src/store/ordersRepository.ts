@@ -197,11 +197,22 @@ export function createOrdersRepository(db: Queryable) {
       );
     },
 
-    async openIds(tx: Queryable, accountId: string, symbol?: string): Promise<string[]> {
+    /** The account's open orders, bracket and oco legs included (each after its parent), oldest first. */
+    async openIds(tx: Queryable, accountId: string): Promise<string[]> {
       const rows = await tx.query<{ id: string }>(
         `SELECT id FROM brokerage.orders WHERE account_id = $1 AND status IN (${OPEN_STATUS_LIST})
-           AND parent_id IS NULL AND ($2::text IS NULL OR symbol = $2) ORDER BY created_at, id`,
-        [accountId, symbol ?? null],
+         ORDER BY created_at, parent_id NULLS FIRST, id`,
+        [accountId],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Which of `ids` are still open. */
+    async stillOpen(accountId: string, ids: readonly string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM brokerage.orders WHERE account_id = $1 AND id = ANY($2::uuid[]) AND status IN (${OPEN_STATUS_LIST})`,
+        [accountId, ids],
       );
       return rows.map((r) => r.id);
     },
