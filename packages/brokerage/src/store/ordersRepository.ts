@@ -18,6 +18,11 @@ export interface OrderListQuery {
   nested: boolean;
   side?: "buy" | "sell" | undefined;
   symbols?: string[] | undefined;
+  /** Only these asset classes; `undefined`: every class. */
+  assetClasses?: string[] | undefined;
+  /** Only orders submitted before (after) this order of the account, exclusive. */
+  beforeOrderId?: string | undefined;
+  afterOrderId?: string | undefined;
 }
 
 /** The columns a new order row is inserted with (the rest take their defaults), and its time. */
@@ -230,6 +235,11 @@ export function createOrdersRepository(db: Queryable) {
       if (q.until) add("submitted_at < ?", q.until);
       if (q.side) add("side = ?", q.side);
       if (q.symbols) add("symbol = ANY(?::text[])", q.symbols);
+      if (q.assetClasses) add("asset_class = ANY(?::text[])", q.assetClasses);
+      // The order named by a cursor is taken in the account only: another account's id matches nothing.
+      const cursorOrder = "(SELECT submitted_at, id FROM brokerage.orders WHERE id = ?::uuid AND account_id = $1)";
+      if (q.beforeOrderId) add(`(submitted_at, id) < ${cursorOrder}`, q.beforeOrderId);
+      if (q.afterOrderId) add(`(submitted_at, id) > ${cursorOrder}`, q.afterOrderId);
       // Legs are listed under their parent when nested, else as orders of their own (as at the anchor).
       if (q.nested) where.push("parent_id IS NULL");
       params.push(q.limit);
