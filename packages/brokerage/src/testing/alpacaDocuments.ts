@@ -29,7 +29,14 @@ export interface AlpacaDocuments {
    * response of that status; a status the operation does not declare, or a body where the document declares
    * none, is a failure too. `request` names the call in failures.
    */
-  check(document: AlpacaDocumentName, method: string, template: string, status: number, body: unknown, request: string): void;
+  check(
+    document: AlpacaDocumentName,
+    method: string,
+    template: string,
+    status: number,
+    body: unknown,
+    request: string,
+  ): void;
   /** How many checks held, and the failures. */
   tally(): { held: number; failures: AlpacaDocumentFailure[] };
 }
@@ -43,12 +50,18 @@ interface OpenApiResponse {
 const pointerToken = (token: string) => token.replaceAll("~", "~0").replaceAll("/", "~1");
 
 /**
- * Where Alpaca's documents are wrong against Alpaca's real answers, the schema is adapted here (never the
- * brokerage's answers): `patch(document, name, schema)` may return a corrected copy of a component schema.
+ * Where Alpaca's own document is wrong against Alpaca's real answers, the test corrects the document (never
+ * the brokerage's answers): `correct(name, document)` may change the parsed document before it is compiled.
  */
-export type SchemaCorrection = (document: AlpacaDocumentName, name: string, schema: unknown) => unknown;
+export type DocumentCorrection = (name: AlpacaDocumentName, document: OpenApiDocument) => void;
 
-export function loadAlpacaDocuments({ correct }: { correct?: SchemaCorrection } = {}): AlpacaDocuments {
+/** The parts of an OpenAPI document the corrections and the validators read. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Record<string, unknown>>; responses: Record<string, OpenApiResponse> };
+}
+
+export function loadAlpacaDocuments({ correct }: { correct?: DocumentCorrection } = {}): AlpacaDocuments {
   // OpenAPI 3.0 is not JSON Schema: unknown keywords (`example`, `x-go-name`, `discriminator` …) are ignored,
   // `nullable` is understood by ajv itself.
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: true });
@@ -57,13 +70,12 @@ export function loadAlpacaDocuments({ correct }: { correct?: SchemaCorrection } 
   // Formats OpenAPI names that JSON Schema does not: numeric widths are checked by `type` already.
   for (const format of ["int32", "int64", "float", "double", "decimal", "uint64"]) ajv.addFormat(format, true);
 
-  const documents = {} as Record<AlpacaDocumentName, { paths: Record<string, Record<string, unknown>> }>;
+  const documents = {} as Record<AlpacaDocumentName, OpenApiDocument>;
   for (const [name, file] of Object.entries(FILES) as [AlpacaDocumentName, string][]) {
-    const document = JSON.parse(readFileSync(new URL(`./alpacaDocuments/${file}`, import.meta.url), "utf8"));
-    if (correct) {
-      const schemas = document.components.schemas as Record<string, unknown>;
-      for (const key of Object.keys(schemas)) schemas[key] = correct(name, key, schemas[key]);
-    }
+    const document: OpenApiDocument = JSON.parse(
+      readFileSync(new URL(`./alpacaDocuments/${file}`, import.meta.url), "utf8"),
+    );
+    correct?.(name, document);
     documents[name] = document;
     ajv.addSchema(document, name);
   }
@@ -87,8 +99,7 @@ export function loadAlpacaDocuments({ correct }: { correct?: SchemaCorrection } 
     if (response.$ref) {
       pointer = response.$ref.slice(1);
       const name = response.$ref.split("/").at(-1) as string;
-      response = (documents[document] as unknown as { components: { responses: Record<string, OpenApiResponse> } })
-        .components.responses[name] as OpenApiResponse;
+      response = documents[document].components.responses[name] as OpenApiResponse;
     }
     const validator = response.content?.["application/json"]?.schema
       ? (ajv.getSchema(`${document}#${pointer}/content/application~1json/schema`) ?? null)
@@ -108,7 +119,8 @@ export function loadAlpacaDocuments({ correct }: { correct?: SchemaCorrection } 
         return;
       }
       if (validator(body)) held++;
-      else fail((validator.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`));
+      else
+        fail((validator.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`));
     },
     tally: () => ({ held, failures }),
   };
