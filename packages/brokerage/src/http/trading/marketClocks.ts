@@ -16,7 +16,7 @@ import {
   UnknownMarketError,
 } from "../../services/market.ts";
 import { alpacaCode, type ParameterErrorConfig } from "./errorFormat.ts";
-import { ApiError } from "./schemas.ts";
+import { ApiError, tradingErrorResponses } from "./schemas.ts";
 
 const badRequest = (message: string, param: string) => new HttpError(400, message, String(alpacaCode(400)), param);
 
@@ -136,7 +136,7 @@ export function registerMarketClockRoutes(app: HttpServer, { market }: { market:
             Type.String({ format: "date-time", description: "The instant of the clock instead of now (RFC 3339)." }),
           ),
         }),
-        response: { 200: ClockResponse, 400: BadRequest },
+        response: { 200: ClockResponse, 400: BadRequest, 401: tradingErrorResponses[401] },
       },
     },
     async (request) => {
@@ -175,7 +175,7 @@ export function registerMarketClockRoutes(app: HttpServer, { market }: { market:
           ),
           timezone: Type.Optional(Type.Literal("UTC", { description: "Times in UTC instead of the market's." })),
         }),
-        response: { 200: CalendarResponse, 400: BadRequest },
+        response: { 200: CalendarResponse, 400: BadRequest, 401: tradingErrorResponses[401] },
       },
     },
     async (request) => {
