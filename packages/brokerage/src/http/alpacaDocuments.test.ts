@@ -12,16 +12,19 @@ import { startTradingHost, type TradingClient, type TradingHost } from "../testi
 
 /**
  * Where Alpaca's documents are wrong against Alpaca's real answers (adapted here only, never in the service):
- * - `Exchange` lists no `CRYPTO`, yet every crypto asset is on exchange `CRYPTO` (Alpaca's own Python SDK,
- *   alpacahq/alpaca-py `alpaca/trading/enums.py`, `AssetExchange.CRYPTO = "CRYPTO"`);
+ * - `Exchange` (assets) and `ExchangeForPosition` (positions) list no `CRYPTO`, yet every crypto asset, and
+ *   so every crypto position, is on exchange `CRYPTO` (Alpaca's own Python SDK, alpacahq/alpaca-py
+ *   `alpaca/trading/enums.py`, `AssetExchange.CRYPTO = "CRYPTO"`; the crypto position example of Alpaca's
+ *   crypto trading guide, `"exchange": "CRYPTO"`);
  * - `GET /v2/account/activities/{activity_type}` answers `oneOf` a trading or a non-trade activity, but
  *   `NonTradeActivities` requires no field and allows any, so every trading activity (a `FILL`) matches both
  *   and no real answer could hold; `GET /v2/account/activities` says `anyOf` of the same two, as meant.
  */
 const correctAlpacaDocuments: DocumentCorrection = (name, document) => {
   if (name !== "trading") return;
-  const exchange = document.components.schemas.Exchange as { enum: string[] };
-  exchange.enum.push("CRYPTO");
+  for (const name of ["Exchange", "ExchangeForPosition"]) {
+    (document.components.schemas[name] as { enum: string[] }).enum.push("CRYPTO");
+  }
   const byType = document.paths["/v2/account/activities/{activity_type}"]?.get as {
     responses: { 200: { content: { "application/json": { schema: { items: Record<string, unknown> } } } } };
   };
@@ -81,6 +84,10 @@ describe.each(["live", "paper"] as const)("the trading API on the %s host", (env
     await trading(client, "GET", "/v2/assets?asset_class=crypto", "/v2/assets");
     await trading(client, "GET", "/v2/assets/AAPL", "/v2/assets/{symbol_or_asset_id}");
     await trading(client, "GET", "/v2/assets/BTC%2FUSD", "/v2/assets/{symbol_or_asset_id}");
+    await trading(client, "GET", "/v2/assets/GME", "/v2/assets/{symbol_or_asset_id}");
+    expect((await trading(client, "GET", "/v2/assets/NOPE", "/v2/assets/{symbol_or_asset_id}")).status).toBe(404);
+    expect((await trading(client, "GET", "/v3/clock?markets=LSE", "/v3/clock")).status).toBe(400);
+    expect((await trading(client, "GET", "/v3/calendar/LSE", "/v3/calendar/{market}")).status).toBe(400);
   });
 
   it("orders of every class, replaced, cancelled one by one and in bulk", async () => {
@@ -144,7 +151,28 @@ describe.each(["live", "paper"] as const)("the trading API on the %s host", (env
       time_in_force: "day",
     });
 
+    const btc = await trading(client, "POST", "/v2/orders", "/v2/orders", {
+      symbol: "BTC/USD",
+      qty: "0.01",
+      side: "buy",
+      type: "market",
+      time_in_force: "gtc",
+    });
+    await host.waitForOrder(client, btc.body.id, (o) => o.status === "filled");
+    const oco = await trading(client, "POST", "/v2/orders", "/v2/orders", {
+      symbol: "AAPL",
+      qty: "5",
+      side: "sell",
+      type: "limit",
+      time_in_force: "gtc",
+      order_class: "oco",
+      take_profit: { limit_price: "100000" },
+      stop_loss: { stop_price: "1.00" },
+    });
+    expect(oco.status).toBe(200);
     await trading(client, "GET", "/v2/orders", "/v2/orders");
+    const crypto = await trading(client, "GET", "/v2/orders?status=all&asset_class=crypto", "/v2/orders");
+    expect(crypto.body.map((o: { symbol: string }) => o.symbol)).toEqual(["BTC/USD"]);
     await trading(client, "GET", "/v2/orders?status=all&nested=true&direction=asc", "/v2/orders");
     await trading(client, "GET", "/v2/orders?status=closed&symbols=AAPL,MSFT&side=buy", "/v2/orders");
     await trading(client, "GET", `/v2/orders/${limit.body.id}`, "/v2/orders/{order_id}");
@@ -161,6 +189,8 @@ describe.each(["live", "paper"] as const)("the trading API on the %s host", (env
     expect(replaced.status).toBe(200);
     const cancelled = await trading(client, "DELETE", `/v2/orders/${replaced.body.id}`, "/v2/orders/{order_id}");
     expect(cancelled.status).toBe(204);
+    const filled = await trading(client, "DELETE", `/v2/orders/${market.body.id}`, "/v2/orders/{order_id}");
+    expect(filled.status).toBe(422);
     const all = await trading(client, "DELETE", "/v2/orders", "/v2/orders");
     expect(all.status).toBe(207);
   });
