@@ -78,6 +78,27 @@ describe.each(["live", "paper"] as const)("REST on the %s host", (env: TradingEn
     expect(days[0]).toMatchObject({ open: expect.stringMatching(/^\d{2}:\d{2}$/), close: expect.any(String) });
     expect(days[0]?.date.getTime()).not.toBeNaN();
 
+    // The 4.x client's preferred methods: the multi-market clock and calendar (/v3).
+    const { clocks } = await api.clock.clock({ markets: "NYSE,NASDAQ" });
+    expect(clocks.map((c) => c.market.acronym)).toEqual(["NYSE", "NASDAQ"]);
+    expect(clocks[0]).toMatchObject({ phase: "core", isMarketDay: expect.any(Boolean) });
+    expect(clocks[0]?.nextMarketOpen.getTime()).not.toBeNaN();
+    const week = await api.calendar.calendar({
+      market: "NYSE",
+      start: new Date("2026-11-23T00:00:00Z"),
+      end: new Date("2026-11-30T00:00:00Z"),
+      timezone: "UTC",
+    });
+    expect(week.market.mic).toBe("XNYS");
+    expect(week.calendar.map((d) => d.date.toISOString().slice(0, 10))).toEqual([
+      "2026-11-23",
+      "2026-11-24",
+      "2026-11-25",
+      "2026-11-27",
+      "2026-11-30",
+    ]);
+    expect(week.calendar[3]?.coreEnd.toISOString()).toBe("2026-11-27T18:00:00.000Z");
+
     const assets = await api.assets.getV2Assets({ status: "active" });
     expect(assets.find((a) => a.symbol === "AAPL")).toMatchObject({ tradable: true, status: "active" });
     const aapl = await api.assets.getV2AssetsSymbolOrAssetId({ symbolOrAssetId: "AAPL" });

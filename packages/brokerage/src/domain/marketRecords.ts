@@ -99,11 +99,21 @@ function marketTrade(
 export const tradeOfPrint = (print: TradePrint, listing: ListedAsset): MarketTrade =>
   marketTrade(listing, { ...print, at: print.timestamp });
 
-/** An execution of our live books as a recorded trade (id above the tape's). */
-export const tradeOfExecution = (
+/**
+ * An execution of our live books as a recorded trade (id above the tape's), or `undefined` when the tape
+ * gets nothing. An exchange reports whole shares only (the consolidated tape, and Alpaca's clients, which
+ * decode `s` and `v` as unsigned integers): an equity execution prints its whole shares, and one of less
+ * than a share is not printed at all, as a broker fills fractional parts from its own inventory. Crypto
+ * trades in fractions.
+ */
+export function tradeOfExecution(
   execution: { sequence: number; at: number; price: number; size: number; takerSide: "buy" | "sell" },
   listing: ListedAsset,
-): MarketTrade => marketTrade(listing, { ...execution, id: EXCHANGE_TRADE_ID_BASE + execution.sequence });
+): MarketTrade | undefined {
+  const size = listing.asset.class === "crypto" ? execution.size : Math.floor(execution.size);
+  if (size <= 0) return undefined;
+  return marketTrade(listing, { ...execution, size, id: EXCHANGE_TRADE_ID_BASE + execution.sequence });
+}
 
 /** The price process's best bid and offer as a recorded quote (condition `R`, regular, for equities). */
 export function quoteOfProcess(quote: Quote, listing: ListedAsset): MarketQuote {

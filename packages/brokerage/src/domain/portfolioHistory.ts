@@ -15,12 +15,16 @@
  *   their length (an hour boundary is one in New York too); `1D` ones are New York calendar days (midnight
  *   to midnight; every day, as the brokerage trades crypto around the clock). A bucket's equity is that of
  *   the last snapshot at or before its end; buckets before the first snapshot, and after now, are left out.
- * - `base_value` is the equity of the first point; `profit_loss` = equity − base_value and
- *   `profit_loss_pct` = equity / base_value − 1 (0 when base_value is 0), as the anchor computes them.
+ * - `base_value` is, for intraday timeframes, the account's equity at the close of the last NYSE trading day
+ *   before the first bucket's day, named by `base_value_asof` (the anchor: "the account's closing equity
+ *   value at this trading date"); for `1D`, or without a snapshot by that close, the equity of the first
+ *   point, and no `base_value_asof`. `profit_loss` = equity − base_value and `profit_loss_pct` =
+ *   equity / base_value − 1 (0 when base_value is 0), as the anchor computes them.
  *   `intraday_reporting`, `pnl_reset`, `extended_hours` and `cashflow_types` are accepted and change nothing:
  *   the series is continuous and never resets.
  */
 import { dayNumber, MS_PER_DAY, newYorkInstant, newYorkWallTime } from "../market/newYorkTime.ts";
+import { nyseTradingDay } from "../market/nyseCalendar.ts";
 import { InvalidPortfolioHistoryQueryError } from "./accountHistoryErrors.ts";
 import { fromNanos, toNanos } from "./portfolioValue.ts";
 
@@ -152,8 +156,27 @@ export interface PortfolioHistoryObject {
   profit_loss: number[];
   profit_loss_pct: number[];
   base_value: number;
+  /** The trading day whose closing equity is `base_value` (`YYYY-MM-DD`), when it is one. */
+  base_value_asof?: string;
   timeframe: Timeframe;
   cashflow: Record<string, never>;
+}
+
+/** A trading day's close whose equity may serve as a history's base. */
+export interface HistoryBaseline {
+  date: string;
+  /** The close, epoch ms. */
+  at: number;
+}
+
+/** The close an intraday plan's base is taken at (none for `1D` or an empty plan). */
+export function baselineOf(plan: HistoryPlan): HistoryBaseline | undefined {
+  const first = plan.labels[0];
+  if (plan.timeframe === "1D" || first === undefined) return undefined;
+  for (let day = newYorkWallTime(first).day - 1; ; day--) {
+    const tradingDay = nyseTradingDay(day);
+    if (tradingDay) return { date: tradingDay.date, at: tradingDay.close };
+  }
 }
 
 const ONE = 1_000_000_000n;
@@ -166,6 +189,7 @@ const toNumber = (nanos: bigint): number => Number(fromNanos(nanos));
 export function historySeries(
   plan: HistoryPlan,
   equityAtEnds: readonly (string | undefined)[],
+  baseline?: { date: string; equity: string | undefined },
 ): PortfolioHistoryObject {
   const series: PortfolioHistoryObject = {
     timestamp: [],
@@ -177,6 +201,10 @@ export function historySeries(
     cashflow: {},
   };
   let base: bigint | undefined;
+  if (baseline?.equity !== undefined) {
+    base = toNanos(baseline.equity);
+    series.base_value_asof = baseline.date;
+  }
   plan.labels.forEach((label, i) => {
     const text = equityAtEnds[i];
     if (text === undefined) return;

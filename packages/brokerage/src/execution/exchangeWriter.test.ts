@@ -18,6 +18,7 @@ import { createUsersRepository } from "../store/usersRepository.ts";
 import { createBrokerageTestDatabase } from "../testing/brokerageDatabase.ts";
 import { ledgerViolations } from "../testing/ledgerInvariants.ts";
 import { createExchangeWriter } from "./exchangeWriter.ts";
+import { expiryOfGtcOrder } from "./sessions.ts";
 
 const T0 = Date.UTC(2026, 2, 3, 15, 0, 0);
 let clock = T0;
@@ -170,4 +171,31 @@ it("never executes a replacement canceled before the swap: it takes the original
   expect(await ledgerViolations(db(), { final: true })).toEqual([]);
   expect(await orderRow(original.id)).toMatchObject({ status: "replaced" });
   expect(await orderRow(replacement.id)).toMatchObject({ status: "canceled", filled_qty: "0.000000000" });
+});
+
+it("expires a resting gtc order at its expires_at (90 days on), not a moment before", async () => {
+  const trader = await liveAccount("100000", "1");
+  const placed = await orders().place(trader, {
+    symbol: "KO",
+    side: "buy",
+    type: "limit",
+    time_in_force: "gtc",
+    qty: "3",
+    limit_price: "10",
+  });
+  const expiresAt = Date.parse(placed.expires_at as string);
+  expect(expiresAt).toBe(expiryOfGtcOrder(T0, "us_equity").getTime());
+  await runWriter();
+  expect(await orderRow(placed.id)).toMatchObject({ status: "new" });
+  clock = expiresAt - 1_000;
+  await runWriter();
+  expect(await orderRow(placed.id)).toMatchObject({ status: "new" });
+  clock = expiresAt;
+  await runWriter();
+  expect(await orderRow(placed.id)).toMatchObject({ status: "expired" });
+  const [row] = await db().query<{ expired_at: Date | null }>("SELECT expired_at FROM brokerage.orders WHERE id = $1", [
+    placed.id,
+  ]);
+  expect(row?.expired_at?.getTime()).toBe(expiresAt);
+  expect(await ledgerViolations(db(), { final: true })).toEqual([]);
 });

@@ -172,7 +172,8 @@ export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<Le
           const { sequence, takerSide } = event.print;
           const price = Number(fromNanos(event.price));
           const size = Number(fromNanos(event.qty));
-          prints.set(event.executionId, tradeOfExecution({ sequence, at: write.at, price, size, takerSide }, listing));
+          const print = tradeOfExecution({ sequence, at: write.at, price, size, takerSide }, listing);
+          if (print) prints.set(event.executionId, print);
         }
         activities.push([
           activityId(at),

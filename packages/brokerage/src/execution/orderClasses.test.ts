@@ -1,7 +1,8 @@
 /**
  * Stops, trailing stops and order classes through the running service: a stop reached by the market executes
  * as a market order; a trailing stop follows its water mark; a bracket's legs wait for the entry and the first
- * leg to fill cancels the other (oco); an entry canceled unfilled takes its legs with it.
+ * leg to fill cancels the other (oco); an entry canceled unfilled takes its legs with it; bulk cancels
+ * (`DELETE /v2/orders`, `DELETE /v2/positions?cancel_orders=true`) include a filled entry's open legs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTradingHost, type TradingClient, type TradingHost } from "../testing/tradingHost.ts";
@@ -160,5 +161,44 @@ describe.each(["live", "paper"] as const)("%s", (env) => {
       stop_loss: { stop_price: "20" },
     });
     expect(crossed.body.message).toBe("take_profit.limit_price must be above stop_loss.stop_price");
+  });
+
+  it("cancels a filled bracket's open legs in bulk, and closes every position with cancel_orders", async () => {
+    const { [env]: client } = await host.createTrader();
+    const bracket = async (symbol: string) => {
+      const p = price(symbol);
+      const placed = await client.call("POST", "/v2/orders", {
+        symbol,
+        qty: "4",
+        side: "buy",
+        type: "market",
+        time_in_force: "gtc",
+        order_class: "bracket",
+        take_profit: { limit_price: (Math.ceil(p * 1.5 * 100) / 100).toFixed(2) },
+        stop_loss: { stop_price: (Math.floor(p * 0.5 * 100) / 100).toFixed(2) },
+      });
+      expect(placed.status).toBe(200);
+      await host.waitForOrder(client, placed.body.id, terminal);
+      const legs = await legsOf(client, placed.body.id);
+      for (const leg of legs) await host.waitForOrder(client, leg.id, (o) => o.status === "new");
+      return legs.map((l) => l.id);
+    };
+    const jpmLegs = await bracket("JPM");
+    const all = await client.call("DELETE", "/v2/orders");
+    expect(all.status).toBe(207);
+    expect(all.body.map((e: { id: string }) => e.id).sort()).toEqual([...jpmLegs].sort());
+    expect(all.body.every((e: { status: number }) => e.status === 200)).toBe(true);
+    for (const id of jpmLegs) expect((await host.waitForOrder(client, id, terminal)).status).toBe("canceled");
+
+    const koLegs = await bracket("KO");
+    const closed = await client.call("DELETE", "/v2/positions?cancel_orders=true");
+    expect(closed.status).toBe(207);
+    expect(closed.body.map((e: { symbol: string; status: number }) => [e.symbol, e.status]).sort()).toEqual([
+      ["JPM", 200],
+      ["KO", 200],
+    ]);
+    for (const id of koLegs) expect((await host.waitForOrder(client, id, terminal)).status).toBe("canceled");
+    for (const entry of closed.body) await host.waitForOrder(client, entry.body.id, terminal);
+    expect((await client.call("GET", "/v2/positions")).body).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expiryOfDayOrder, mayExecute } from "./sessions.ts";
+import { expiryOfDayOrder, expiryOfGtcOrder, mayExecute } from "./sessions.ts";
 
 // 2026-11-25 is a Wednesday (a trading day); New York is UTC−5 in November.
 const at = (iso: string) => Date.parse(iso);
@@ -33,5 +33,16 @@ describe("sessions", () => {
     expect(mayExecute(equity("opg"), at("2026-11-25T15:00:00Z"), "nyse")).toBe(false);
     expect(mayExecute(equity("cls"), at("2026-11-25T20:59:55Z"), "nyse")).toBe(true);
     expect(mayExecute(equity("cls"), at("2026-11-25T20:00:00Z"), "nyse")).toBe(false);
+  });
+
+  it("gtc: 90 days later, at the close of the last trading day on or before the 90th day; crypto to the instant", () => {
+    // 2026-11-25 + 90 days = 2027-02-23, a Tuesday (EST: close 21:00Z).
+    expect(expiryOfGtcOrder(at("2026-11-25T15:00:00Z"), "us_equity").toISOString()).toBe("2027-02-23T21:00:00.000Z");
+    // 2026-11-29 + 90 days = Saturday 2027-02-27: the Friday before.
+    expect(expiryOfGtcOrder(at("2026-11-29T15:00:00Z"), "us_equity").toISOString()).toBe("2027-02-26T21:00:00.000Z");
+    // Placed at 23:00 New York time on 2026-06-01 (03:00Z the 2nd): New York's date counts, + 90 days is
+    // Sunday 2026-08-30, so Friday's close (EDT: 20:00Z).
+    expect(expiryOfGtcOrder(at("2026-06-02T03:00:00Z"), "us_equity").toISOString()).toBe("2026-08-28T20:00:00.000Z");
+    expect(expiryOfGtcOrder(at("2026-11-25T15:00:00Z"), "crypto").toISOString()).toBe("2027-02-23T15:00:00.000Z");
   });
 });

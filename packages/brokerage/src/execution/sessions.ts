@@ -25,6 +25,25 @@ export function expiryOfDayOrder(at: number, mode: MarketSessionMode, extendedHo
   return new Date(extendedHours ? session.afterHoursClose : session.close);
 }
 
+/** Calendar days a `gtc` order lives (Alpaca's aged order policy). */
+export const GTC_LIFETIME_DAYS = 90;
+
+/**
+ * When a `gtc` order placed at `at` expires, as Alpaca's aged order policy ends GTC orders (the field
+ * `expires_at`, alpaca-py PR #558 "Add expires_at into Order", linking docs.alpaca.markets "Orders at Alpaca
+ * § Aged order policy"): {@link GTC_LIFETIME_DAYS} calendar days after placement. The hour is our choice (no
+ * source we found states it): an equity order ends at the regular close of the last NYSE trading day on or
+ * before that New York date, as a day order ends; a crypto order, which trades around the clock, at the
+ * same instant 90 days later.
+ */
+export function expiryOfGtcOrder(at: number, assetClass: string): Date {
+  if (assetClass === "crypto") return new Date(at + GTC_LIFETIME_DAYS * 86_400_000);
+  for (let day = newYorkWallTime(at).day + GTC_LIFETIME_DAYS; ; day--) {
+    const tradingDay = nyseTradingDay(day);
+    if (tradingDay) return new Date(tradingDay.close);
+  }
+}
+
 export interface SessionOrder {
   asset_class: string;
   time_in_force: string;

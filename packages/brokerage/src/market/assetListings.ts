@@ -12,6 +12,7 @@ import {
   type Exchange,
   type ListedAsset,
 } from "./assets.ts";
+import { cusipOf } from "./cusips.ts";
 
 /** What a listing row may override from the defaults of its class. */
 type EquityFlags = Partial<
@@ -33,6 +34,7 @@ export function equity(
   flags: EquityFlags = {},
 ): ListedAsset {
   const margin = flags.margin ?? (flags.marginable === false ? 100 : 30);
+  const easyToBorrow = flags.easy_to_borrow ?? flags.shortable ?? true;
   return {
     asset: {
       id: assetIdOf(symbol),
@@ -40,6 +42,7 @@ export function equity(
       exchange,
       symbol,
       name,
+      cusip: cusipOf(symbol),
       status: flags.status ?? "active",
       tradable: flags.tradable ?? true,
       marginable: flags.marginable ?? true,
@@ -47,7 +50,8 @@ export function equity(
       margin_requirement_long: String(margin),
       margin_requirement_short: String(margin),
       shortable: flags.shortable ?? true,
-      easy_to_borrow: flags.easy_to_borrow ?? flags.shortable ?? true,
+      easy_to_borrow: easyToBorrow,
+      borrow_status: easyToBorrow ? "easy_to_borrow" : "hard_to_borrow",
       fractionable: flags.fractionable ?? true,
       attributes: [...(flags.attributes ?? COMMON_ATTRIBUTES)],
     },
@@ -73,6 +77,7 @@ function crypto(
       exchange: "CRYPTO",
       symbol,
       name: `${name} / US Dollar`,
+      cusip: null,
       status: "active",
       tradable: true,
       marginable: false,

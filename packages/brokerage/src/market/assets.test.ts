@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDefaultAssetUniverse, DEFAULT_LISTINGS } from "./assetListings.ts";
 import { AssetNotFoundError, AssetUniverse, assetIdOf } from "./assets.ts";
+import { cusipCheckDigit, cusipOf } from "./cusips.ts";
 
 const universe = createDefaultAssetUniverse();
 
@@ -21,6 +22,7 @@ describe("the default universe", () => {
       "exchange",
       "symbol",
       "name",
+      "cusip",
       "status",
       "tradable",
       "marginable",
@@ -29,6 +31,7 @@ describe("the default universe", () => {
       "margin_requirement_short",
       "shortable",
       "easy_to_borrow",
+      "borrow_status",
       "fractionable",
       "attributes",
     ]);
@@ -46,6 +49,24 @@ describe("the default universe", () => {
       min_trade_increment: "0.000000001",
       price_increment: "1",
     });
+  });
+
+  it("gives every US equity a distinct, well-formed CUSIP and its borrow status; crypto neither", () => {
+    const equities = DEFAULT_LISTINGS.map((l) => l.asset).filter((a) => a.class === "us_equity");
+    const cusips = equities.map((a) => a.cusip as string);
+    expect(new Set(cusips).size).toBe(equities.length);
+    for (const cusip of cusips) {
+      expect(cusip).toMatch(/^99[0-9A-Z]{4}10\d$/);
+      expect(cusip.slice(8)).toBe(cusipCheckDigit(cusip.slice(0, 8)));
+    }
+    // The standard's own example: Apple's 037833100.
+    expect(cusipCheckDigit("03783310")).toBe("0");
+    expect(universe.get("AAPL").asset.cusip).toBe(cusipOf("AAPL"));
+    expect(universe.get("GME").asset.borrow_status).toBe("hard_to_borrow");
+    expect(universe.get("AAPL").asset.borrow_status).toBe("easy_to_borrow");
+    const btc = universe.get("BTC/USD").asset;
+    expect(btc.cusip).toBeNull();
+    expect(btc).not.toHaveProperty("borrow_status");
   });
 
   it("holds assets for the trading API's refusals", () => {

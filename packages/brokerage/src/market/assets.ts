@@ -33,6 +33,8 @@ export interface AssetObject {
   exchange: Exchange;
   symbol: string;
   name: string;
+  /** US equities only (null for crypto): market/cusips.ts. */
+  cusip: string | null;
   status: "active" | "inactive";
   tradable: boolean;
   marginable: boolean;
@@ -41,6 +43,8 @@ export interface AssetObject {
   margin_requirement_short: string;
   shortable: boolean;
   easy_to_borrow: boolean;
+  /** US equities only (absent for crypto), as at the anchor. */
+  borrow_status?: "easy_to_borrow" | "hard_to_borrow";
   fractionable: boolean;
   attributes: AssetAttribute[];
   min_order_size?: string;

@@ -1,6 +1,7 @@
 /**
  * The live exchange's executions are trades of the market: through the running service (HTTP, the exchange
- * writer), a live fill appears in the market data with its price and size, once; a paper fill does not.
+ * writer), a live fill appears in the market data with its price and size, once; a paper fill does not; an
+ * equity's fractional part never reaches the tape (whole shares only, as an exchange reports them).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXCHANGE_TRADE_ID_BASE } from "../domain/marketRecords.ts";
@@ -63,5 +64,42 @@ describe("executions of the live books in the market data", () => {
          (SELECT count(*)::int FROM brokerage.market_trades WHERE symbol = 'MSFT') AS trades`,
     );
     expect(counts?.bars).toBe(counts?.trades);
+  });
+
+  it("prints whole shares of a fractional equity fill, and nothing of a fill under one share", async () => {
+    const { live } = await host.createTrader();
+    const exchangeTrades = (symbol: string) =>
+      host.db.query<{ size: string }>(
+        "SELECT size::text FROM brokerage.market_trades WHERE symbol = $1 AND id >= $2 ORDER BY id",
+        [symbol, EXCHANGE],
+      );
+    for (const [symbol, qty] of [
+      ["NVDA", "7.6"],
+      ["AMZN", "0.4"],
+    ] as const) {
+      const placed = await live.call("POST", "/v2/orders", {
+        symbol,
+        qty,
+        side: "buy",
+        type: "market",
+        time_in_force: "day",
+      });
+      expect(placed.status).toBe(200);
+      const order = await host.waitForOrder(live, placed.body.id, terminal);
+      expect(order).toMatchObject({ status: "filled", filled_qty: qty });
+    }
+    const nvda = await exchangeTrades("NVDA");
+    expect(nvda.map((t) => Number(t.size))).toEqual([7]);
+    expect(await exchangeTrades("AMZN")).toEqual([]);
+    const feed = await host.db.query<{ message: { s: number } }>(
+      `SELECT message FROM brokerage.market_feed
+       WHERE channel = 'trades' AND symbol = 'NVDA' AND (message->>'i')::bigint >= $1`,
+      [EXCHANGE],
+    );
+    expect(feed.map((f) => f.message.s)).toEqual([7]);
+    const fractionalVolumes = await host.db.query(
+      "SELECT symbol FROM brokerage.market_bars WHERE symbol IN ('NVDA', 'AMZN') AND volume <> trunc(volume)",
+    );
+    expect(fractionalVolumes).toEqual([]);
   });
 });

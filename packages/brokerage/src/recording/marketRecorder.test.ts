@@ -212,7 +212,7 @@ describe("market recorder", () => {
     const late: MarketTrade = tradeOfExecution(
       { sequence: 7, at: Date.UTC(2026, 2, 10, 14, 30, 59, 900), price: 1, size: 5, takerSide: "buy" },
       aapl,
-    );
+    ) as MarketTrade;
     await database.db.transaction((tx) => recordExchangeTrades(tx, [late], () => false));
     // Replayed (a retried commit): nothing twice.
     await database.db.transaction((tx) => recordExchangeTrades(tx, [late], () => false));

@@ -25,7 +25,7 @@ import {
   toOrderIntent,
 } from "../domain/orderRequest.ts";
 import { fromNanos, mulNanos, numberToNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
-import { expiryOfDayOrder } from "../execution/sessions.ts";
+import { expiryOfDayOrder, expiryOfGtcOrder } from "../execution/sessions.ts";
 import { auctionOrderAccepted } from "../market/nyseCalendar.ts";
 import { isUuid } from "../store/accountsRepository.ts";
 import type { NewOrderRow, OrderListQuery, OrdersRepository, PlacementState } from "../store/ordersRepository.ts";
@@ -69,6 +69,10 @@ export interface CreateOrdersServiceParameters {
   /** Wakes the exchange writer of this process after a commit (it also listens for other instances). */
   wakeExchange?: () => void;
 }
+
+/** How long closing every position with `cancel_orders` waits for the writer to end the canceled orders. */
+const CANCEL_WAIT_MS = 5_000;
+const CANCEL_POLL_MS = 20;
 
 export function createOrdersService({ db, orders, market, wakeExchange }: CreateOrdersServiceParameters) {
   /** Locks the account row (every write of an account starts here) and refuses an account that cannot trade. */
@@ -205,9 +209,11 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
       replaces: null,
       at,
       expires_at:
-        timeInForce === "day" && asset.class === "us_equity"
-          ? expiryOfDayOrder(at.getTime(), market.sessionMode, intent.extendedHours)
-          : null,
+        timeInForce === "gtc"
+          ? expiryOfGtcOrder(at.getTime(), asset.class)
+          : timeInForce === "day" && asset.class === "us_equity"
+            ? expiryOfDayOrder(at.getTime(), market.sessionMode, intent.extendedHours)
+            : null,
       ...extra,
     };
   }
@@ -301,7 +307,10 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
       });
     },
 
-    /** Cancels every open order of the account: the anchor's 207 body, one entry per order. */
+    /**
+     * Cancels every open order of the account, the legs of bracket and oco orders included (a filled
+     * entry's legs are open orders of their own, as at the anchor): the anchor's 207 body, one entry per order.
+     */
     async cancelAll(accountId: string): Promise<{ id: string; status: number; body?: unknown }[]> {
       const ids = await orders.openIds(db, accountId);
       const results: { id: string; status: number; body?: unknown }[] = [];
@@ -315,6 +324,21 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
         }
       }
       return results;
+    },
+
+    /**
+     * Waits until the exchange writer has ended the orders `ids` (canceled, or filled first), at most
+     * `timeoutMs`; answers those still open. What they held is free once they are ended, not when their
+     * cancel is requested: an order may still fill until the writer takes it out of its venue.
+     */
+    async awaitEnded(accountId: string, ids: readonly string[], timeoutMs = CANCEL_WAIT_MS): Promise<string[]> {
+      const deadline = Date.now() + timeoutMs;
+      let open = await orders.stillOpen(accountId, ids);
+      while (open.length > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, CANCEL_POLL_MS));
+        open = await orders.stillOpen(accountId, open);
+      }
+      return open;
     },
 
     /**

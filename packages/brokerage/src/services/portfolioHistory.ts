@@ -5,6 +5,7 @@
  */
 import { InvalidPortfolioHistoryQueryError } from "../domain/accountHistoryErrors.ts";
 import {
+  baselineOf,
   endOfNewYorkDay,
   historySeries,
   type PortfolioHistoryObject,
@@ -61,7 +62,13 @@ export function createPortfolioHistoryService({ equitySnapshots, now = Date.now 
         { period, timeframe: query.timeframe, start: instant("start", query.start), end: endOf(query) },
         now(),
       );
-      return historySeries(plan, await equitySnapshots.equityAt(accountId, plan.ends));
+      const baseline = baselineOf(plan);
+      const equities = await equitySnapshots.equityAt(accountId, baseline ? [...plan.ends, baseline.at] : plan.ends);
+      return historySeries(
+        plan,
+        equities.slice(0, plan.ends.length),
+        baseline && { date: baseline.date, equity: equities[plan.ends.length] },
+      );
     },
   };
 }

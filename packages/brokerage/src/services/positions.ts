@@ -164,7 +164,14 @@ export function createPositionsService({
       accountId: string,
       cancelOrders: boolean,
     ): Promise<{ symbol: string; status: number; body: unknown }[]> {
-      if (cancelOrders) await orders.cancelAll(accountId);
+      if (cancelOrders) {
+        // The closing orders sell what the canceled ones held: only once those are ended is it available.
+        const canceled = await orders.cancelAll(accountId);
+        await orders.awaitEnded(
+          accountId,
+          canceled.filter((c) => c.status === 200).map((c) => c.id),
+        );
+      }
       const results: { symbol: string; status: number; body: unknown }[] = [];
       for (const row of await positions.list(accountId)) {
         try {

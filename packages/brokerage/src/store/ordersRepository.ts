@@ -18,6 +18,11 @@ export interface OrderListQuery {
   nested: boolean;
   side?: "buy" | "sell" | undefined;
   symbols?: string[] | undefined;
+  /** Only these asset classes; `undefined`: every class. */
+  assetClasses?: string[] | undefined;
+  /** Only orders submitted before (after) this order of the account, exclusive. */
+  beforeOrderId?: string | undefined;
+  afterOrderId?: string | undefined;
 }
 
 /** The columns a new order row is inserted with (the rest take their defaults), and its time. */
@@ -197,11 +202,22 @@ export function createOrdersRepository(db: Queryable) {
       );
     },
 
-    async openIds(tx: Queryable, accountId: string, symbol?: string): Promise<string[]> {
+    /** The account's open orders, bracket and oco legs included (each after its parent), oldest first. */
+    async openIds(tx: Queryable, accountId: string): Promise<string[]> {
       const rows = await tx.query<{ id: string }>(
         `SELECT id FROM brokerage.orders WHERE account_id = $1 AND status IN (${OPEN_STATUS_LIST})
-           AND parent_id IS NULL AND ($2::text IS NULL OR symbol = $2) ORDER BY created_at, id`,
-        [accountId, symbol ?? null],
+         ORDER BY created_at, parent_id NULLS FIRST, id`,
+        [accountId],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Which of `ids` are still open. */
+    async stillOpen(accountId: string, ids: readonly string[]): Promise<string[]> {
+      if (ids.length === 0) return [];
+      const rows = await db.query<{ id: string }>(
+        `SELECT id FROM brokerage.orders WHERE account_id = $1 AND id = ANY($2::uuid[]) AND status IN (${OPEN_STATUS_LIST})`,
+        [accountId, ids],
       );
       return rows.map((r) => r.id);
     },
@@ -219,6 +235,11 @@ export function createOrdersRepository(db: Queryable) {
       if (q.until) add("submitted_at < ?", q.until);
       if (q.side) add("side = ?", q.side);
       if (q.symbols) add("symbol = ANY(?::text[])", q.symbols);
+      if (q.assetClasses) add("asset_class = ANY(?::text[])", q.assetClasses);
+      // The order named by a cursor is taken in the account only: another account's id matches nothing.
+      const cursorOrder = "(SELECT submitted_at, id FROM brokerage.orders WHERE id = ?::uuid AND account_id = $1)";
+      if (q.beforeOrderId) add(`(submitted_at, id) < ${cursorOrder}`, q.beforeOrderId);
+      if (q.afterOrderId) add(`(submitted_at, id) > ${cursorOrder}`, q.afterOrderId);
       // Legs are listed under their parent when nested, else as orders of their own (as at the anchor).
       if (q.nested) where.push("parent_id IS NULL");
       params.push(q.limit);

@@ -424,6 +424,9 @@ describe("errors", () => {
       "end should not be before start",
     ],
     ["an impossible date", "/v2/stocks/AAPL/trades?start=2026-02-30", 422, "invalid start: 2026-02-30"],
+    ["an undeclared parameter", "/v2/stocks/AAPL/trades/latest?symbol=MSFT", 400, "query.symbol: unknown field"],
+    ["a trading parameter", "/v2/stocks/bars?symbols=AAPL&timeframe=1Min&side=buy", 400, "query.side: unknown field"],
+    ["a parameter of a path without any", "/v2/stocks/meta/exchanges?tape=A", 400, "query.tape: unknown field"],
   ])("answers %s with its status and message", async (_, path, status, message) => {
     const answer = await get(path);
     expect(answer.status).toBe(status);

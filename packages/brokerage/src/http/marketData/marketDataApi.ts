@@ -8,6 +8,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { HttpServer } from "@platform/kernel";
 import type { MarketDataService } from "../../services/marketData.ts";
 import { tradingErrorResponses } from "../trading/schemas.ts";
+import { closeQuerystring } from "../trading/strictQuery.ts";
 import { registerBarRoutes } from "./bars.ts";
 import { registerLatestRoutes } from "./latest.ts";
 import { createMarketDataAuth, type MarketDataAuthParameters } from "./marketDataAuth.ts";
@@ -44,6 +45,7 @@ export async function registerMarketDataApi(
       const schema = route.schema as { response?: Record<string, unknown> } | undefined;
       if (schema?.response && !schema.response[429]) schema.response[429] = tradingErrorResponses[429];
     });
+    api.addHook("onRoute", closeQuerystring);
     const routes = api as unknown as HttpServer;
     registerBarRoutes(routes, { marketData });
     registerTradeRoutes(routes, { marketData });

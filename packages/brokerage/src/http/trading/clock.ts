@@ -34,6 +34,10 @@ const CalendarQuery = Type.Object({
       description: `Last day (YYYY-MM-DD, inclusive); default a year after start. At most ${MAX_CALENDAR_DAYS} days in all.`,
     }),
   ),
+  date_type: Type.Union([Type.Literal("TRADING"), Type.Literal("SETTLEMENT")], {
+    default: "TRADING",
+    description: "Whether `start` and `end` bound the trading dates (default) or the settlement dates.",
+  }),
 });
 
 const unprocessable = (message: string, param: string) =>
@@ -79,7 +83,7 @@ export function registerClockRoutes(app: HttpServer, { market }: { market: Marke
       const start = dayOf(request.query.start, "start");
       const end = dayOf(request.query.end, "end");
       try {
-        return market.calendar({ start, end });
+        return market.calendar({ start, end, dateType: request.query.date_type });
       } catch (error) {
         if (error instanceof InvalidDateError) {
           throw unprocessable("not a valid date", error.input === start ? "start" : "end");

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { type Brokerage, brokerageService } from "../../index.ts";
 import { assetIdOf } from "../../market/assets.ts";
+import { cusipOf } from "../../market/cusips.ts";
 import { sessionPhaseAt } from "../../market/nyseCalendar.ts";
 
 const REDIRECT = "http://127.0.0.1:8765/callback";
@@ -86,6 +87,7 @@ describe("GET /v2/assets", () => {
       exchange: "NASDAQ",
       symbol: "AAPL",
       name: "Apple Inc. Common Stock",
+      cusip: cusipOf("AAPL"),
       status: "active",
       tradable: true,
       marginable: true,
@@ -94,9 +96,17 @@ describe("GET /v2/assets", () => {
       margin_requirement_short: "30",
       shortable: true,
       easy_to_borrow: true,
+      borrow_status: "easy_to_borrow",
       fractionable: true,
       attributes: ["fractional_eh_enabled", "has_options"],
     });
+    expect(await json("live", "/v2/assets/GME")).toMatchObject({
+      easy_to_borrow: false,
+      borrow_status: "hard_to_borrow",
+    });
+    const btc = await json("live", "/v2/assets/BTC/USD");
+    expect(btc.cusip).toBeNull();
+    expect(btc).not.toHaveProperty("borrow_status");
   });
 
   it("filters by class, status, exchange and attributes", async () => {
@@ -267,4 +277,127 @@ describe("GET /v2/calendar", () => {
     const body = await response.json();
     expect(body).toEqual({ code: 42210000, message: expect.stringMatching(new RegExp(`^${param}`)) });
   });
+
+  it("bounds settlement dates with date_type=SETTLEMENT", async () => {
+    // Settling Nov 27 – Dec 1: the trades of Nov 25 (settling after Thanksgiving), 27 and 30.
+    const days = await json("paper", "/v2/calendar?start=2026-11-27&end=2026-12-01&date_type=SETTLEMENT");
+    expect(days.map((d: { date: string; settlement_date: string }) => [d.date, d.settlement_date])).toEqual([
+      ["2026-11-25", "2026-11-27"],
+      ["2026-11-27", "2026-11-30"],
+      ["2026-11-30", "2026-12-01"],
+    ]);
+    const trading = await json("paper", "/v2/calendar?start=2026-11-27&end=2026-12-01&date_type=TRADING");
+    expect(trading.map((d: { date: string }) => d.date)).toEqual(["2026-11-27", "2026-11-30", "2026-12-01"]);
+  });
+});
+
+describe("GET /v3/clock", () => {
+  const NYSE = { acronym: "NYSE", mic: "XNYS", name: "New York Stock Exchange", timezone: "America/New_York" };
+
+  it("answers the NYSE clock at a given time in mode nyse: phases and when they end", async () => {
+    const at = async (time: string) => (await json("live", `/v3/clock?time=${time}`, nyse)).clocks;
+    // Wednesday 2026-11-25, 10:15 EST: core until the close; Thanksgiving next, then Friday's early close.
+    expect(await at("2026-11-25T15:15:00Z")).toEqual([
+      {
+        market: NYSE,
+        timestamp: "2026-11-25T10:15:00.000-05:00",
+        is_market_day: true,
+        next_market_open: "2026-11-27T09:30:00-05:00",
+        next_market_close: "2026-11-25T16:00:00-05:00",
+        phase: "core",
+        phase_until: "2026-11-25T16:00:00-05:00",
+      },
+    ]);
+    const phase = async (time: string) => {
+      const [clock] = await at(time);
+      return [clock.phase, clock.phase_until, clock.is_market_day];
+    };
+    expect(await phase("2026-11-25T10:00:00Z")).toEqual(["pre", "2026-11-25T09:30:00-05:00", true]);
+    expect(await phase("2026-11-25T22:00:00Z")).toEqual(["post", "2026-11-25T20:00:00-05:00", true]);
+    // Thanksgiving: closed all day until Friday's pre-market; Friday's after-hours end at 17:00.
+    expect(await phase("2026-11-26T15:00:00Z")).toEqual(["closed", "2026-11-27T04:00:00-05:00", false]);
+    expect(await phase("2026-11-27T19:00:00Z")).toEqual(["post", "2026-11-27T17:00:00-05:00", true]);
+    expect(await phase("2026-11-28T02:00:00Z")).toEqual(["closed", "2026-11-30T04:00:00-05:00", true]);
+    expect(await phase("2026-11-28T15:00:00Z")).toEqual(["closed", "2026-11-30T04:00:00-05:00", false]);
+  });
+
+  it("answers several markets by acronym or MIC; in mode always the phase is core until midnight", async () => {
+    const { clocks } = await json("paper", "/v3/clock?markets=XNAS,nyse&time=2026-11-26T15:00:00Z");
+    expect(clocks.map((c: { market: { acronym: string } }) => c.market.acronym)).toEqual(["NASDAQ", "NYSE"]);
+    expect(clocks[0]).toMatchObject({ phase: "core", phase_until: "2026-11-27T00:00:00-05:00", is_market_day: false });
+    const now = await json("live", "/v3/clock");
+    expect(now.clocks).toHaveLength(1);
+    expect(Math.abs(Date.parse(now.clocks[0].timestamp) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it.each([
+    ["markets=LSE", "unknown market: LSE"],
+    ["time=yesterday", "query.time"],
+  ])("400 with 40010000 for %s", async (query, message) => {
+    const response = await get("live", `/v3/clock?${query}`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 40010000, message: expect.stringContaining(message) });
+  });
+});
+
+describe("GET /v3/calendar/{market}", () => {
+  it("lists Thanksgiving week's sessions in New York's offset, or in UTC", async () => {
+    const week = await json("live", "/v3/calendar/NYSE?start=2026-11-25&end=2026-11-27");
+    expect(week.market).toMatchObject({ acronym: "NYSE", mic: "XNYS" });
+    expect(week.calendar).toEqual([
+      {
+        date: "2026-11-25",
+        pre_start: "2026-11-25T04:00:00-05:00",
+        pre_end: "2026-11-25T09:30:00-05:00",
+        core_start: "2026-11-25T09:30:00-05:00",
+        core_end: "2026-11-25T16:00:00-05:00",
+        post_start: "2026-11-25T16:00:00-05:00",
+        post_end: "2026-11-25T20:00:00-05:00",
+        settlement_date: "2026-11-27",
+      },
+      {
+        date: "2026-11-27",
+        pre_start: "2026-11-27T04:00:00-05:00",
+        pre_end: "2026-11-27T09:30:00-05:00",
+        core_start: "2026-11-27T09:30:00-05:00",
+        core_end: "2026-11-27T13:00:00-05:00",
+        post_start: "2026-11-27T13:00:00-05:00",
+        post_end: "2026-11-27T17:00:00-05:00",
+        settlement_date: "2026-11-30",
+      },
+    ]);
+    const utc = await json("paper", "/v3/calendar/XNAS?start=2026-07-02&end=2026-07-02&timezone=UTC");
+    expect(utc.market.acronym).toBe("NASDAQ");
+    expect(utc.calendar[0]).toMatchObject({ core_start: "2026-07-02T13:30:00Z", core_end: "2026-07-02T20:00:00Z" });
+  });
+
+  it("answers a week from today by default", async () => {
+    const { calendar } = await json("paper", "/v3/calendar/NYSE");
+    expect(calendar.length).toBeGreaterThanOrEqual(4);
+    expect(calendar.length).toBeLessThanOrEqual(6);
+  });
+
+  it.each([
+    ["LSE", "", "unknown market: LSE"],
+    ["NYSE", "?start=2026-02-30", "not a valid date"],
+    ["NYSE", "?start=2026-1-1", "query.start"],
+    ["NYSE", "?timezone=CET", "query.timezone"],
+    ["NYSE", "?start=2026-12-01&end=2026-11-30", "is before start"],
+  ])("400 with 40010000 for %s%s", async (market, query, message) => {
+    const response = await get("paper", `/v3/calendar/${market}${query}`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 40010000, message: expect.stringContaining(message) });
+  });
+});
+
+describe("query parameters no operation declares", () => {
+  it.each(["/v2/account?foo=1", "/v2/assets?asset=AAPL", "/v2/clock?markets=NYSE", "/v3/clock?market=NYSE"])(
+    "400 with 40010000 for %s",
+    async (path) => {
+      const response = await get("live", path);
+      expect(response.status).toBe(400);
+      const body = await response.json();
+      expect(body).toEqual({ code: 40010000, message: expect.stringMatching(/^query\.\w+: unknown field$/) });
+    },
+  );
 });

@@ -89,6 +89,10 @@ const TIMESTAMP = "^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(
 /** One symbol (`AAPL`, `BRK.B`, `BTC/USD`), or several separated by commas. */
 const SYMBOL = "[A-Za-z0-9./:_-]{1,32}";
 
+/** Alpaca's asset classes of `GET /v2/orders?asset_class=`. */
+const ASSET_CLASS =
+  "(us_equity|us_option|crypto|crypto_perp|treasury|corporate|global_equity|us_index|us_equity_chain|ipo|all)";
+
 const Timestamp = (description: string) => Type.String({ pattern: TIMESTAMP, maxLength: 40, description });
 
 const ListOrdersQuery = Type.Object({
@@ -112,6 +116,19 @@ const ListOrdersQuery = Type.Object({
       description: "Comma-separated symbols, e.g. `AAPL,TSLA`.",
     }),
   ),
+  asset_class: Type.Optional(
+    Type.Array(Type.String({ pattern: `^${ASSET_CLASS}(,${ASSET_CLASS})*$` }), {
+      description:
+        "Only orders of these asset classes (comma-separated or repeated; `all` for every class). Our market " +
+        "lists `us_equity` and `crypto`; Alpaca's other classes match no order.",
+    }),
+  ),
+  before_order_id: Type.Optional(
+    Type.String({ format: "uuid", description: "Only orders submitted before this order (exclusive)." }),
+  ),
+  after_order_id: Type.Optional(
+    Type.String({ format: "uuid", description: "Only orders submitted after this order (exclusive)." }),
+  ),
 });
 
 /** The instant of a validated `after`/`until` value; a well-shaped but impossible date is a 422. */
@@ -134,7 +151,28 @@ function toOrderListQuery(q: Static<typeof ListOrdersQuery>): OrderListQuery {
     nested: q.nested,
     side: q.side,
     symbols: q.symbols?.split(",").map((s) => s.trim()),
+    assetClasses: assetClassesOf(q.asset_class),
+    ...orderCursor(q),
   };
+}
+
+/** The classes asked for, or `undefined` for every class (none given, or `all`). */
+function assetClassesOf(values: string[] | undefined): string[] | undefined {
+  const classes = values?.flatMap((v) => v.split(","));
+  return !classes || classes.includes("all") ? undefined : classes;
+}
+
+/** `before_order_id` / `after_order_id`: one at most, and not with `after`/`until` (Alpaca's rule). */
+function orderCursor(q: Static<typeof ListOrdersQuery>): Pick<OrderListQuery, "beforeOrderId" | "afterOrderId"> {
+  const cursor = q.before_order_id !== undefined ? "before_order_id" : "after_order_id";
+  const conflict =
+    q.before_order_id !== undefined && q.after_order_id !== undefined
+      ? "before_order_id and after_order_id are mutually exclusive"
+      : (q.before_order_id ?? q.after_order_id) !== undefined && (q.after ?? q.until) !== undefined
+        ? `${cursor} cannot be combined with after or until`
+        : undefined;
+  if (conflict) throw new HttpError(422, `query.${cursor}: ${conflict}`, String(alpacaCode(422)), cursor);
+  return { beforeOrderId: q.before_order_id, afterOrderId: q.after_order_id };
 }
 
 export function registerOrderRoutes(app: HttpServer, { orders }: { orders: OrdersService }) {

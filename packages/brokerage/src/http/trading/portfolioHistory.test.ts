@@ -110,6 +110,11 @@ describe("GET /v2/account/portfolio/history", () => {
     expect(minutes.timestamp.length).toBe(1441);
     expect(minutes.timestamp[0]).toBe(seconds("2026-03-09T15:07:00Z"));
     expect(minutes.equity[0]).toBe(100_000 + 10 * (DAILY_COUNT - 2)); // Mar 8's close: Mar 9's is at 21:00Z
+    // Intraday: the base is the closing equity of the trading day before the first point's (Friday Mar 6,
+    // 16:00 EST = 21:00Z, the 34th daily snapshot), and says so.
+    expect(minutes.base_value).toBe(100_330);
+    expect(minutes.base_value_asof).toBe("2026-03-06");
+    expect(minutes.profit_loss[0]).toBe(100_000 + 10 * (DAILY_COUNT - 2) - 100_330);
 
     const quarters = await history("?period=1D&timeframe=15Min");
     expect(quarters.timeframe).toBe("15Min");

@@ -211,6 +211,9 @@ export const Asset = Type.Object(
     exchange: Type.String({ description: "AMEX, ARCA, BATS, NYSE, NASDAQ, NYSEARCA, OTC or CRYPTO." }),
     symbol: Type.String({ description: "Ticker, or the pair for crypto (`BTC/USD`)." }),
     name: Type.String(),
+    cusip: Type.Union([Type.String({ pattern: "^[0-9A-Z]{9}$" }), Type.Null()], {
+      description: "CUSIP of a US equity (ours are private-use numbers, as the market is simulated); null for crypto.",
+    }),
     status: Type.Union([Type.Literal("active"), Type.Literal("inactive")]),
     tradable: Type.Boolean({ description: "Whether orders for it are accepted." }),
     marginable: Type.Boolean(),
@@ -218,7 +221,12 @@ export const Asset = Type.Object(
     margin_requirement_long: Type.String({ description: "Margin required for a long position, in percent." }),
     margin_requirement_short: Type.String({ description: "Margin required for a short position, in percent." }),
     shortable: Type.Boolean(),
-    easy_to_borrow: Type.Boolean(),
+    easy_to_borrow: Type.Boolean({ description: "Deprecated by the anchor: see borrow_status." }),
+    borrow_status: Type.Optional(
+      Type.Union([Type.Literal("easy_to_borrow"), Type.Literal("hard_to_borrow")], {
+        description: "Whether shorting it borrows easily; US equities only.",
+      }),
+    ),
     fractionable: Type.Boolean({ description: "Whether fractional quantities and notional orders are accepted." }),
     attributes: Type.Array(Type.String()),
     min_order_size: Type.Optional(Type.String({ description: "Crypto: smallest order quantity." })),

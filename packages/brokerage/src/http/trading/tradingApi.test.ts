@@ -255,7 +255,7 @@ describe("GET /v2/orders", () => {
     }
   });
 
-  it("accepts every anchor parameter, and ignores unknown ones", async () => {
+  it("accepts every parameter Alpaca's document declares", async () => {
     const query = new URLSearchParams({
       status: "all",
       limit: "500",
@@ -270,6 +270,49 @@ describe("GET /v2/orders", () => {
     const response = await get("paper", `/v2/orders?${query}`, bearer(paperToken));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([]);
+    const byCursor = `before_order_id=${crypto.randomUUID()}&asset_class=us_equity&asset_class=crypto,us_option`;
+    expect((await get("paper", `/v2/orders?${byCursor}`, bearer(paperToken))).status).toBe(200);
+  });
+
+  it("filters by asset_class and pages by before_order_id / after_order_id", async () => {
+    const account = paper(1);
+    const accountToken = await token({ paper: account });
+    const placed: string[] = [];
+    for (const [symbol, qty] of [
+      ["AAPL", "1"],
+      ["BTC/USD", "0.01"],
+      ["MSFT", "1"],
+    ] as const) {
+      const body = { symbol, qty, side: "buy", type: "limit", limit_price: "1", time_in_force: "gtc" } as const;
+      placed.push((await services.orders.place(account.id, body)).id);
+    }
+    const btc = placed[1];
+    const ids = async (query: string) => {
+      const response = await get("paper", `/v2/orders?direction=asc&${query}`, bearer(accountToken));
+      expect(response.status, query).toBe(200);
+      return ((await response.json()) as { id: string }[]).map((o) => o.id);
+    };
+    // Submission order, as the list answers it (orders placed within one millisecond are ordered by id).
+    const all = await ids("");
+    expect([...all].sort()).toEqual([...placed].sort());
+    expect(await ids("asset_class=crypto")).toEqual([btc]);
+    expect(await ids("asset_class=us_equity")).toEqual(all.filter((id) => id !== btc));
+    expect(await ids("asset_class=us_equity,crypto")).toEqual(all);
+    expect(await ids("asset_class=all")).toEqual(all);
+    expect(await ids("asset_class=us_option")).toEqual([]);
+    expect(await ids(`before_order_id=${all[2]}`)).toEqual(all.slice(0, 2));
+    expect(await ids(`after_order_id=${all[0]}`)).toEqual(all.slice(1));
+    expect(await ids(`after_order_id=${all[0]}&asset_class=us_equity`)).toEqual(
+      all.slice(1).filter((id) => id !== btc),
+    );
+    // Another account's order is no cursor here.
+    expect(await ids(`after_order_id=${crypto.randomUUID()}`)).toEqual([]);
+  });
+
+  it("400 with 40010000 for a parameter the operation does not declare", async () => {
+    const response = await get("paper", "/v2/orders?asset=crypto", bearer(paperToken));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 40010000, message: "query.asset: unknown field" });
   });
 
   it.each([
@@ -289,6 +332,11 @@ describe("GET /v2/orders", () => {
     "symbols=AAPL;DROP",
     "symbols=",
     `symbols=${"AAPL,".repeat(1000)}AAPL`,
+    "asset_class=stocks",
+    "asset_class=crypto,",
+    "before_order_id=42",
+    "before_order_id=1b4e28ba-2fa1-41d2-883f-0016d3cca427&after_order_id=1b4e28ba-2fa1-41d2-883f-0016d3cca428",
+    "after_order_id=1b4e28ba-2fa1-41d2-883f-0016d3cca427&after=2026-01-01",
   ])("422 with 42210000 for %s", async (query) => {
     const response = await get("paper", `/v2/orders?${query}`, bearer(paperToken));
     expect(response.status).toBe(422);

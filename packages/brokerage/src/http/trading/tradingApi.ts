@@ -16,10 +16,12 @@ import { registerAccountConfigurationRoutes } from "./accountConfigurations.ts";
 import { registerActivityRoutes } from "./activities.ts";
 import { registerAssetRoutes } from "./assets.ts";
 import { registerClockRoutes } from "./clock.ts";
+import { registerMarketClockRoutes } from "./marketClocks.ts";
 import { registerOrderRoutes } from "./orders.ts";
 import { registerPortfolioHistoryRoutes } from "./portfolioHistory.ts";
 import { registerPositionRoutes } from "./positions.ts";
 import { tradingErrorResponses } from "./schemas.ts";
+import { closeQuerystring } from "./strictQuery.ts";
 import { createTradingAuth, type TradingAuthParameters } from "./tradingAuth.ts";
 import { registerWatchlistRoutes } from "./watchlists.ts";
 
@@ -68,6 +70,7 @@ export async function registerTradingApi(
       const schema = route.schema as { response?: Record<string, unknown> } | undefined;
       if (schema?.response && !schema.response[429]) schema.response[429] = tradingErrorResponses[429];
     });
+    api.addHook("onRoute", closeQuerystring);
     registerAccountRoutes(api, { positions });
     registerAccountConfigurationRoutes(api, { accountConfigurations });
     registerWatchlistRoutes(api, { watchlists });
@@ -77,5 +80,6 @@ export async function registerTradingApi(
     registerPositionRoutes(api, { positions });
     registerAssetRoutes(api, { market });
     registerClockRoutes(api, { market });
+    registerMarketClockRoutes(api, { market });
   });
 }
