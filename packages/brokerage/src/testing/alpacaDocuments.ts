@@ -1,18 +1,19 @@
 /**
- * Alpaca's own OpenAPI documents (`alpacaDocuments/`: the trading API and the market data API, the generator
- * input of `@alpacahq/alpaca-trade-api` 4.x) as validators of answers: each answer is checked with ajv against
+ * Alpaca's own OpenAPI documents (the trading API and the market data API, the generator input of
+ * `@alpacahq/alpaca-trade-api` 4.x; Apache-2.0, read from the anchors' documents beside the clone by kernel's
+ * `readAnchorDocument`, not shipped with the project) as validators of answers: each answer is checked with ajv against
  * the schema the document gives its operation and status, `$ref`s resolved inside the document, and the
  * checks are tallied. Both documents are OpenAPI 3.0 (`nullable`, `format`s, `example`s and `x-` keywords).
  */
-import { readFileSync } from "node:fs";
+import { readAnchorDocument } from "@platform/kernel/testing";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 
 export type AlpacaDocumentName = "trading" | "marketData";
 
 const FILES: Record<AlpacaDocumentName, string> = {
-  trading: "trading-api.json",
-  marketData: "market-data-api.json",
+  trading: "alpaca/trading-api.json",
+  marketData: "alpaca/market-data-api.json",
 };
 
 /** One failed check: where, and what ajv said. */
@@ -72,9 +73,7 @@ export function loadAlpacaDocuments({ correct }: { correct?: DocumentCorrection 
 
   const documents = {} as Record<AlpacaDocumentName, OpenApiDocument>;
   for (const [name, file] of Object.entries(FILES) as [AlpacaDocumentName, string][]) {
-    const document: OpenApiDocument = JSON.parse(
-      readFileSync(new URL(`./alpacaDocuments/${file}`, import.meta.url), "utf8"),
-    );
+    const document = readAnchorDocument(file) as OpenApiDocument;
     correct?.(name, document);
     documents[name] = document;
     ajv.addSchema(document, name);

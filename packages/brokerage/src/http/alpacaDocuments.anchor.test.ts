@@ -1,7 +1,7 @@
 /**
  * Live answers of the running brokerage (every host as `platform start` serves it, the exchange writer and
  * the market data recorder running) validated against Alpaca's own OpenAPI documents, the generator input of
- * `@alpacahq/alpaca-trade-api` 4.x (`/work/shared/reference/alpaca/`, copied to `testing/alpacaDocuments/`):
+ * `@alpacahq/alpaca-trade-api` 4.x (read from the anchors' documents beside the clone: `shared/reference/alpaca/`):
  * every operation we implement that a document declares is driven on the live and the paper host (trading)
  * and the data host (market data), and each answer is checked with ajv against the schema the document gives
  * that operation and status (its `$ref`s resolved inside the document). Any mismatch fails the test.
