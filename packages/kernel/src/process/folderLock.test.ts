@@ -1,0 +1,73 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { FolderLockedError, folderLockHolder, lockFolder } from "./folderLock.ts";
+
+const root = mkdtempSync(join(tmpdir(), "folder-lock-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A process that takes `folder`'s lock, says so, and then waits to be killed. */
+function holdInChild(folder: string) {
+  const module = pathToFileURL(fileURLToPath(new URL("./folderLock.ts", import.meta.url))).href;
+  const code = `
+    const { lockFolder } = await import(${JSON.stringify(module)});
+    await lockFolder(${JSON.stringify(folder)}, { command: "platform child", servesAdmin: true });
+    console.log("LOCKED");
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const locked = new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (d: Buffer) => d.toString().includes("LOCKED") && resolve());
+    void exited.then(() => reject(new Error("the child exited before it locked")));
+  });
+  return { child, exited, locked };
+}
+
+describe("lockFolder", () => {
+  it("gives a folder to one holder at a time, and names the holder to the others", async () => {
+    const folder = join(root, "one");
+    const lock = await lockFolder(folder, { command: "platform start", servesAdmin: true });
+    expect(await folderLockHolder(folder)).toEqual({ pid: process.pid, command: "platform start", servesAdmin: true });
+    const refused = await lockFolder(folder, { command: "platform keys create", servesAdmin: false }).catch((e) => e);
+    expect(refused).toBeInstanceOf(FolderLockedError);
+    expect(refused.holder).toEqual({ pid: process.pid, command: "platform start", servesAdmin: true });
+    expect(refused.message).toBe(
+      `${folder} is in use by \`platform start\` (pid ${process.pid}): it has one owner at a time`,
+    );
+    // Another folder is another lock.
+    const other = await lockFolder(join(root, "two"), { command: "platform devnet", servesAdmin: false });
+    await other.release();
+    await lock.release();
+    expect(await folderLockHolder(folder)).toBeUndefined();
+    const again = await lockFolder(folder, { command: "platform keys create", servesAdmin: false });
+    await again.release();
+  });
+
+  it("names a folder by its real path: a symlink to it is the same lock", async () => {
+    const folder = join(root, "real");
+    const lock = await lockFolder(folder, { command: "platform start", servesAdmin: true });
+    const { symlinkSync } = await import("node:fs");
+    symlinkSync(folder, join(root, "link"));
+    await expect(lockFolder(join(root, "link"), { command: "x", servesAdmin: false })).rejects.toBeInstanceOf(
+      FolderLockedError,
+    );
+    await lock.release();
+  });
+
+  it("is free as soon as its holder is killed with SIGKILL", async () => {
+    const folder = join(root, "killed");
+    const holder = holdInChild(folder);
+    await holder.locked;
+    expect((await folderLockHolder(folder))?.pid).toBe(holder.child.pid);
+    await expect(lockFolder(folder, { command: "x", servesAdmin: false })).rejects.toBeInstanceOf(FolderLockedError);
+    holder.child.kill("SIGKILL");
+    await holder.exited;
+    const lock = await lockFolder(folder, { command: "platform start", servesAdmin: true });
+    await lock.release();
+  });
+});
