@@ -15,8 +15,9 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
-import { connect, createServer, type Server } from "node:net";
+import { connect } from "node:net";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 
 /** Who holds a folder's lock, as the holder describes itself. */
 export interface FolderLockHolder {
@@ -58,6 +59,40 @@ function lockAddress(folder: string): string {
   return `\0platform-folder-lock/${createHash("sha256").update(real).digest("hex").slice(0, 48)}`;
 }
 
+/**
+ * The lock's socket is served by a thread of its own: the main thread can be busy for seconds (PGlite's
+ * first start runs initdb in WebAssembly on it), and a process asking who holds the lock must still be
+ * told at once. Plain JavaScript, evaluated without the process's loaders or flags.
+ */
+const LOCK_THREAD = `
+const { parentPort, workerData } = process.getBuiltinModule("node:worker_threads");
+const { createServer } = process.getBuiltinModule("node:net");
+const server = createServer((socket) => {
+  socket.on("error", () => {});
+  socket.end(workerData.description);
+});
+server.once("error", (error) => parentPort.postMessage({ error: error.code || String(error) }));
+server.listen(workerData.address, () => parentPort.postMessage({ listening: true }));
+parentPort.once("message", () => server.close(() => parentPort.close()));
+`;
+
+/** Binds the lock's socket on its thread; the thread when bound, else the bind's error code. */
+async function bind(address: string, description: string): Promise<Worker | string> {
+  const worker = new Worker(LOCK_THREAD, { eval: true, execArgv: [], workerData: { address, description } });
+  const outcome = await new Promise<{ listening?: true; error?: string }>((resolve) => {
+    worker.once("message", resolve);
+    worker.once("error", (error) => resolve({ error: error.message }));
+    worker.once("exit", (code) => resolve({ error: `lock thread exited (${code})` }));
+  });
+  if (outcome.listening) {
+    // The lock must not keep a process alive that has nothing else to do.
+    worker.unref();
+    return worker;
+  }
+  await worker.terminate();
+  return outcome.error ?? "unknown";
+}
+
 /** Takes `folder`'s lock for this process, or throws {@link FolderLockedError} naming its holder. */
 export async function lockFolder(
   folder: string,
@@ -65,48 +100,33 @@ export async function lockFolder(
 ): Promise<FolderLock> {
   const address = lockAddress(folder);
   const description = `${JSON.stringify({ pid: process.pid, ...holder })}\n`;
-  const server = createServer((socket) => {
-    socket.on("error", () => {}); // a client that hangs up early is no concern of the holder
-    socket.end(description);
-  });
-  // The lock must not keep a process alive that has nothing else to do.
-  server.unref();
   for (let attempt = 1; ; attempt++) {
-    try {
-      await listen(server, address);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-      const current = await readHolder(address);
-      if (current || attempt === 3) throw new FolderLockedError(folder, current);
-      // Nobody answered: the holder released it between our bind and our question (try again), or, on a
-      // file socket, died and left the file behind.
-      if (!abstractNamespace) rmSync(address, { force: true });
+    const bound = await bind(address, description);
+    if (typeof bound !== "string") {
+      let released: Promise<void> | undefined;
+      return {
+        folder,
+        release: () => {
+          released ??= new Promise((resolve) => {
+            bound.once("exit", () => resolve());
+            bound.postMessage("release");
+          });
+          return released;
+        },
+      };
     }
+    if (bound !== "EADDRINUSE") throw new Error(`cannot lock ${folder}: ${bound}`);
+    const current = await readHolder(address);
+    if (current || attempt === 3) throw new FolderLockedError(folder, current);
+    // Nobody answered: the holder released it between our bind and our question (try again), or, on a
+    // file socket, died and left the file behind.
+    if (!abstractNamespace) rmSync(address, { force: true });
   }
-  let released: Promise<void> | undefined;
-  return {
-    folder,
-    release: () => {
-      released ??= new Promise((resolve) => server.close(() => resolve()));
-      return released;
-    },
-  };
 }
 
 /** Who holds `folder`'s lock; undefined when nobody does. */
 export async function folderLockHolder(folder: string): Promise<FolderLockHolder | undefined> {
   return readHolder(lockAddress(folder));
-}
-
-function listen(server: Server, address: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(address, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
 }
 
 /** The holder's description, read from its lock socket; undefined when nothing answers there. */
