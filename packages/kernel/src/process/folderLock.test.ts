@@ -29,6 +29,25 @@ function holdInChild(folder: string) {
 }
 
 describe("lockFolder", () => {
+  it("lets a process that has nothing else to do wait for its release", async () => {
+    const module = pathToFileURL(fileURLToPath(new URL("./folderLock.ts", import.meta.url))).href;
+    const code = `
+      const { lockFolder } = await import(${JSON.stringify(module)});
+      const lock = await lockFolder(${JSON.stringify(join(root, "released"))}, { command: "x", servesAdmin: false });
+      await lock.release();
+      console.log("RELEASED");`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d;
+    });
+    // 13 would be Node's "unsettled top-level await": the release never resolved.
+    expect(await new Promise((resolve) => child.once("exit", resolve))).toBe(0);
+    expect(out).toContain("RELEASED");
+  });
+
   it("gives a folder to one holder at a time, and names the holder to the others", async () => {
     const folder = join(root, "one");
     const lock = await lockFolder(folder, { command: "platform start", servesAdmin: true });

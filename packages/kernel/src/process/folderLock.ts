@@ -109,6 +109,7 @@ export async function lockFolder(
         release: () => {
           released ??= new Promise((resolve) => {
             bound.once("exit", () => resolve());
+            bound.ref(); // the process waits for the thread to let go, even with nothing else to do
             bound.postMessage("release");
           });
           return released;
