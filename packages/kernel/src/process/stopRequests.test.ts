@@ -6,18 +6,21 @@ import { describe, expect, it } from "vitest";
  * A process (`sh`) that starts a node process watching for stop requests and prints its pid; the node process
  * prints the reason it was asked to stop and exits.
  */
-function startWatched() {
+function startWatched(env: Record<string, string> = {}) {
   const module = pathToFileURL(fileURLToPath(new URL("./stopRequests.ts", import.meta.url))).href;
   const code = `
     const { onStopRequest } = await import(${JSON.stringify(module)});
-    onStopRequest((reason) => { console.log("STOP " + reason); process.exit(0); }, { parentPollMs: 50 });
+    const stop = process.env.SLOW_STOP
+      ? (reason) => { console.log("STOP " + reason); setTimeout(() => process.exit(0), 3000); }
+      : (reason) => { console.log("STOP " + reason); process.exit(0); };
+    onStopRequest(stop, { parentPollMs: 50, onForcedExit: (reason) => console.log("FORCED " + reason) });
     console.log("WATCHING " + process.pid);
     setInterval(() => {}, 1000);`;
   // The shell waits for node (no exec), so that node's parent can die before node does.
   const parent = spawn(
     "sh",
     ["-c", '"$0" --import tsx --input-type=module -e "$1"; echo done', process.execPath, code],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
   );
   let out = "";
   parent.stdout.on("data", (d: Buffer) => {
@@ -59,6 +62,20 @@ describe("onStopRequest", () => {
       await new Promise((resolve) => parent.once("exit", resolve));
       expect(output()).toContain(`STOP ${signal}`);
     }
+  });
+
+  it("takes a second signal within a second as the same request, and a later one as the order to exit now", async () => {
+    const { parent, watching, output } = startWatched({ SLOW_STOP: "1" });
+    const pid = await watching;
+    process.kill(pid, "SIGTERM");
+    await waitUntil(() => output().includes("STOP SIGTERM"), 5000);
+    // The same stop reaching it another way (its process group), well within the second.
+    process.kill(pid, "SIGHUP");
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(output()).not.toContain("FORCED");
+    process.kill(pid, "SIGINT");
+    await new Promise((resolve) => parent.once("exit", resolve));
+    expect(output()).toContain("FORCED SIGINT");
   });
 
   it("stops when its parent process dies (SIGKILL: it has no chance to pass anything on)", async () => {

@@ -4,7 +4,9 @@
  * npm passes SIGTERM to the shell that runs the script, the shell dies without passing it on, and the process
  * would go on under init with its servers and children, seen by no one. Node cannot ask the kernel for a
  * signal on its parent's death (prctl PR_SET_PDEATHSIG), so it watches `process.ppid`, which changes when
- * the process is adopted by init or a subreaper. A second request while stopping exits at once with 1.
+ * the process is adopted by init or a subreaper. A second request while stopping exits at once with 1, unless
+ * it comes within a second of the first: one signal is often delivered twice, to the process and to its
+ * process group (`timeout`, process managers), and that is one request.
  */
 export interface StopRequestsParameters {
   /** How often the parent is checked. */
@@ -14,19 +16,22 @@ export interface StopRequestsParameters {
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+/** A request this soon after the first is the same one delivered again. */
+const REPEAT_MS = 1000;
 
 /** Watches for stop requests until the returned function is called. */
 export function onStopRequest(
   stop: (reason: string) => void | Promise<void>,
   { parentPollMs = 500, onForcedExit }: StopRequestsParameters = {},
 ): () => void {
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const request = (reason: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < REPEAT_MS) return;
       onForcedExit?.(reason);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     clearInterval(parentWatch);
     void stop(reason);
   };
