@@ -22,7 +22,7 @@ export interface AnvilOptions {
   genesisTimestamp?: number;
   /** Block gas limit; anvil's default is 30M. */
   gasLimit?: bigint;
-  /** Keep only recent states in memory so a long-running devnet stays bounded (default true). */
+  /** Keep only the last {@link STATES_KEPT} states in memory so a long-running devnet stays bounded (default true). */
   pruneHistory?: boolean;
   logger?: Logger;
 }
@@ -93,10 +93,18 @@ function portFree(host: string, port: number): Promise<boolean> {
 // SIGTERM, so anvil writes its state dump and no node outlives us.
 const WATCHDOG_SCRIPT = 'while read -r _; do :; done; kill -TERM "$1" 2>/dev/null';
 
+/**
+ * States a pruned node keeps. Bare `--prune-history` keeps none but the newest, and a read of "latest" that
+ * anvil resolves to block N just before it mines N+1 (an interval block) then fails with -32602
+ * "BlockOutOfRangeError: block height is N+1 but requested was N": an idle platform logged it as a failed
+ * chain-state refresh now and then. A few blocks back is all a read in flight needs.
+ */
+export const STATES_KEPT = 8;
+
 function anvilArgs(o: AnvilOptions, port: number, host: string): string[] {
   const args = ["--chain-id", String(o.chainId), "--port", String(port), "--host", host, "--quiet"];
   if (o.blockTimeSec && o.blockTimeSec > 0) args.push("--block-time", String(o.blockTimeSec), "--mixed-mining");
-  if (o.pruneHistory !== false) args.push("--prune-history");
+  if (o.pruneHistory !== false) args.push("--prune-history", String(STATES_KEPT));
   if (o.loadState) args.push("--load-state", o.loadState);
   if (o.dumpState) args.push("--dump-state", o.dumpState);
   if (o.dumpState && o.stateIntervalSec) args.push("--state-interval", String(o.stateIntervalSec));

@@ -35,6 +35,15 @@ export {
 export { createLogger, type Logger } from "./log/logger.ts";
 export { redactSecretsDeep, redactSecretsInText, redactUrl } from "./log/redact.ts";
 export {
+  type FolderLock,
+  FolderLockedError,
+  type FolderLockedErrorType,
+  type FolderLockHolder,
+  folderLockHolder,
+  lockFolder,
+} from "./process/folderLock.ts";
+export { onStopRequest, type StopRequestsParameters } from "./process/stopRequests.ts";
+export {
   type BackgroundJob,
   type ChainEndpoint,
   type DemoCredentials,

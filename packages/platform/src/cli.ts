@@ -3,8 +3,9 @@
  * `relayer` (the crosschain relayer role alone), `status` (background jobs), `jobs` (durable jobs and leases), `chainstats backfill`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
-import { type Config, ConfigError, createLogger, loadConfig } from "@platform/kernel";
+import { type Config, ConfigError, createLogger, loadConfig, onStopRequest } from "@platform/kernel";
 import { Command, InvalidArgumentError } from "commander";
+import { setCommandName } from "./commandName.ts";
 import {
   createBrokerageClient,
   createBrokerageKeyPair,
@@ -55,6 +56,31 @@ function nonNegativeInteger(value: string): number {
 }
 
 const program = new Command("platform").description("Run and operate the platform's services").showHelpAfterError();
+// The command's name without its arguments: a folder lock tells other processes who holds it.
+program.hook("preAction", (_program, action) => {
+  const names: string[] = [];
+  for (let c: Command | null = action; c; c = c.parent) names.unshift(c.name());
+  setCommandName(names.join(" "));
+});
+
+/**
+ * Stops a long-running command (`start`, `relayer`) once, on Ctrl-C, SIGTERM, SIGHUP or its parent's end, then
+ * exits; a second request exits at once.
+ */
+function stopOnRequest(stop: () => Promise<void>): void {
+  // After SIGHUP the terminal may be gone: a failed write must not crash the stop.
+  const ignore = () => {};
+  onStopRequest(
+    async (reason) => {
+      process.stdout.on("error", ignore);
+      process.stderr.on("error", ignore);
+      process.stdout.write(`\nStopping (${reason})...\n`);
+      await stop();
+      process.exit(0);
+    },
+    { onForcedExit: (reason) => process.stderr.write(`platform: ${reason} again, exiting at once\n`) },
+  );
+}
 
 program
   .command("start")
@@ -62,20 +88,10 @@ program
   .option("--reset-devnet", "start the devnet chains from scratch (deletes their saved state)")
   .action(
     run(async (o: { resetDevnet?: boolean }) => {
-      const running = await startPlatform(config(), o);
-      let stopping = false;
-      const shutdown = async (signal: string) => {
-        if (stopping) {
-          process.stderr.write(`platform: ${signal} again, exiting at once\n`);
-          process.exit(1);
-        }
-        stopping = true;
-        process.stdout.write(`\nStopping (${signal})...\n`);
-        await running.stop();
-        process.exit(0);
-      };
-      process.on("SIGINT", () => void shutdown("SIGINT"));
-      process.on("SIGTERM", () => void shutdown("SIGTERM"));
+      // Watched from the first instant: a stop asked for while the platform starts waits for the start to end.
+      const starting = startPlatform(config(), o);
+      stopOnRequest(async () => (await starting.catch(() => undefined))?.stop());
+      await starting;
     }),
   );
 
@@ -146,13 +162,7 @@ program
   .option("--no-indexer", "do not index the SpokePools here (other instances do)")
   .action(
     run(async (o: { indexer: boolean }) => {
-      const stop = await relayerCommand(config(), o);
-      const shutdown = async () => {
-        await stop();
-        process.exit(0);
-      };
-      process.once("SIGINT", () => void shutdown());
-      process.once("SIGTERM", () => void shutdown());
+      stopOnRequest(await relayerCommand(config(), o));
     }),
   );
 

@@ -1,8 +1,9 @@
 /**
  * The local admin endpoint of a running platform: HTTP over a Unix socket at `DATA_DIR/platform.sock`
  * with mode 0600, so only the operator who owns the data folder can use it. It exists because one
- * PGlite data folder can be open in one process only: while the platform runs, `platform keys`
- * goes through it instead of opening the database. `platform status` reads the jobs' status from it.
+ * PGlite data folder can be open in one process only (its lock, openPlatform.ts): while the platform runs,
+ * `platform keys` goes through it instead of opening the database (admin/platformAccess.ts). `platform status`
+ * reads the jobs' status from it.
  *
  * The socket is created under a umask of 0o077, so it is never reachable by others, not even between
  * its creation and the chmod. Requests are validated by schema: a malformed one is a 400 naming the
@@ -14,7 +15,6 @@ import type { Server } from "node:net";
 import { join } from "node:path";
 import {
   type ApiKeyStore,
-  type Config,
   cancelJob,
   createLeases,
   type JobState,
@@ -107,7 +107,7 @@ export async function startAdminServer(
   { jobStatus = () => ({}), operatorCommands = () => undefined, db }: AdminServerParameters = {},
 ): Promise<FastifyInstance> {
   const path = adminSocketPath(dataDir);
-  if (existsSync(path)) unlinkSync(path); // stale: the caller checked nothing answers on it
+  if (existsSync(path)) unlinkSync(path); // stale: the caller owns the data folder
   // Unknown body fields are refused rather than silently dropped, and a number is not a name (Fastify's
   // defaults drop and coerce); every field here is a string, so nothing needs coercing.
   const app = Fastify({
@@ -240,18 +240,6 @@ function adminError(error: FastifyError): { statusCode: number; message: string 
   const httpError = toHttpError(error);
   if (httpError.statusCode >= 500) return { statusCode: 500, message: "internal error of the admin endpoint" };
   return { statusCode: httpError.statusCode, message: httpError.message };
-}
-
-/**
- * Throws when a platform runs on this data folder with the embedded database (one owner per folder):
- * "The platform is running on this data folder and <doing>; stop it first …". PostgreSQL has no such limit.
- */
-export async function refuseWhileEmbeddedPlatformRuns(config: Config, doing: string): Promise<void> {
-  if (config.databaseUrl || !(await isPlatformRunning(config.dataDir))) return;
-  throw new Error(
-    `The platform is running on this data folder and ${doing}; stop it first ` +
-      "(an embedded database has one owner), or run both on PostgreSQL",
-  );
 }
 
 /** Calls the running platform's admin endpoint; `undefined` when no platform answers there. */

@@ -6,9 +6,9 @@
  */
 import { createIndexers } from "@platform/chainstats";
 import type { Config } from "@platform/kernel";
-import { refuseWhileEmbeddedPlatformRuns } from "../admin/adminSocket.ts";
+import { openPlatformOrExplain } from "../admin/platformAccess.ts";
 import { resolveChains } from "../chainEndpoints.ts";
-import { openPlatform } from "../openPlatform.ts";
+import { quiet } from "./operatorCommand.ts";
 import { createProgressBar } from "./progress.ts";
 
 export async function chainstatsBackfill(
@@ -21,12 +21,12 @@ export async function chainstatsBackfill(
   if (from !== undefined && (!Number.isSafeInteger(from) || from < 0)) {
     throw new Error(`--from must be a block number (got "${o.from}")`);
   }
-  await refuseWhileEmbeddedPlatformRuns(config, "its indexer already follows the chains");
   const chain = resolveChains(config).find((c) => c.chainId === chainId);
   if (!chain) {
     throw new Error(`No RPC for chain ${chainId}: set CHAIN_RPC_URLS=${chainId}=<url>, or start the devnet`);
   }
-  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
+  // On the embedded database this fails while a platform (whose indexer follows the chains) owns the folder.
+  const platform = await openPlatformOrExplain(quiet(config));
   const [indexer] = createIndexers({
     config: { ...config, chainstatsChains: [chainId] },
     db: platform.db,
@@ -63,5 +63,5 @@ export async function chainstatsBackfill(
   bar.finish(
     `chain ${chainId}: indexed up to block ${s.next === null ? "-" : s.next - 1n} (${s.indexed} blocks this run, ${s.reorgs} reorgs)`,
   );
-  await platform.db.close();
+  await platform.close();
 }

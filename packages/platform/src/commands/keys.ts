@@ -1,11 +1,11 @@
 /**
  * `platform keys create|list|revoke`. With PostgreSQL the command opens the database itself; with
- * PGlite it goes through the running platform's admin socket, or opens the data folder when no
- * platform is running.
+ * PGlite it goes through the running platform's admin socket (waiting for it while the platform starts),
+ * or opens the data folder when no platform is running (see admin/platformAccess.ts).
  */
 import type { ApiKeyRecord, Config, CreatedApiKey } from "@platform/kernel";
-import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
-import { openPlatform } from "../openPlatform.ts";
+import { callAdmin } from "../admin/adminSocket.ts";
+import { reachPlatform } from "../admin/platformAccess.ts";
 import { keyPlanFor, requireService } from "../services.ts";
 import { createTable } from "./table.ts";
 
@@ -17,9 +17,13 @@ interface KeyAccess {
 }
 
 async function openKeyAccess(config: Config): Promise<KeyAccess> {
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
-    const admin = async <T>(method: string, path: string, body?: unknown) =>
-      (await callAdmin<T>(config.dataDir, method, path, body)) as T;
+  const access = await reachPlatform({ ...config, logLevel: "warn" });
+  if (access.through === "admin") {
+    const admin = async <T>(method: string, path: string, body?: unknown) => {
+      const answer = await callAdmin<T>(config.dataDir, method, path, body);
+      if (answer === undefined) throw new Error("The platform stopped while the command was sent; run it again");
+      return answer;
+    };
     return {
       create: (p) => admin("POST", "/keys", p),
       list: (p) => admin("GET", `/keys${p.service ? `?service=${encodeURIComponent(p.service)}` : ""}`),
@@ -27,12 +31,12 @@ async function openKeyAccess(config: Config): Promise<KeyAccess> {
       close: async () => {},
     };
   }
-  const platform = await openPlatform({ ...config, logLevel: "warn" });
+  const { platform } = access;
   return {
     create: (p) => platform.apiKeys.create(p),
     list: (p) => platform.apiKeys.list(p),
     revoke: (id) => platform.apiKeys.revoke(id),
-    close: () => platform.db.close(),
+    close: () => platform.close(),
   };
 }
 

@@ -1,14 +1,15 @@
 import type { Config } from "@platform/kernel";
-import { isPlatformRunning } from "../admin/adminSocket.ts";
-import { openPlatform } from "../openPlatform.ts";
+import { reachPlatform } from "../admin/platformAccess.ts";
 
 /** `platform migrate`: applies every pending migration and exits. */
 export async function migrateCommand(config: Config) {
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
-    throw new Error("The platform is running on this data folder and has already applied its migrations");
+  const access = await reachPlatform({ ...config, logLevel: "warn" });
+  if (access.through === "admin") {
+    process.stdout.write("Up to date (the running platform applied its migrations when it started).\n");
+    return;
   }
-  const platform = await openPlatform({ ...config, logLevel: "warn" });
-  await platform.db.close();
+  const { platform } = access;
+  await platform.close();
   process.stdout.write(
     platform.applied.length ? `Applied:\n${platform.applied.map((m) => `  ${m}`).join("\n")}\n` : "Up to date.\n",
   );

@@ -5,8 +5,9 @@
  * for that context, runs the command itself and closes everything again.
  */
 import type { Config, OperatorCommand, PlatformContext } from "@platform/kernel";
-import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
-import { openPlatform } from "../openPlatform.ts";
+import { callAdmin } from "../admin/adminSocket.ts";
+import { reachPlatform } from "../admin/platformAccess.ts";
+import type { Platform } from "../openPlatform.ts";
 import { requireService } from "../services.ts";
 
 /** The JSON answer of `serviceName`'s operator command `command` called with `args`. */
@@ -17,29 +18,35 @@ export async function runOperatorCommand(
   args: Record<string, unknown>,
 ): Promise<unknown> {
   requireService(serviceName); // an unknown service fails here, before anything is opened
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
+  const access = await reachPlatform(quiet(config));
+  if (access.through === "admin") {
     const path = `/services/${encodeURIComponent(serviceName)}/commands/${encodeURIComponent(command)}`;
     const answer = await callAdmin<{ result: unknown }>(config.dataDir, "POST", path, args);
     if (!answer) throw new Error("The platform stopped while the command was sent; run it again");
     return answer.result;
   }
-  return withOperatorCommands(config, serviceName, async (commands) => {
+  return withOperatorCommands(access.platform, serviceName, async (commands) => {
     const run = commands[command];
     if (!run) throw new Error(`${serviceName} has no command "${command}"`);
     return (await run(args)) ?? null;
   });
 }
 
+/** The configuration of a command that opens the platform itself: its logger says only warnings and worse. */
+export const quiet = (config: Config): Config => ({
+  ...config,
+  logLevel: config.logLevel === "info" ? "warn" : config.logLevel,
+});
+
 /**
- * Runs `work` with `serviceName`'s operator commands in this process, which opens the platform (it must own
- * the database: no platform running on an embedded one) and closes it after.
+ * Runs `work` with `serviceName`'s operator commands in this process, on `platform` (opened by this process,
+ * see `reachPlatform`), and closes the platform after.
  */
 export async function withOperatorCommands<T>(
-  config: Config,
+  platform: Platform,
   serviceName: string,
   work: (commands: Readonly<Record<string, OperatorCommand>>) => Promise<T>,
 ): Promise<T> {
-  const platform = await openPlatform({ ...config, logLevel: config.logLevel === "info" ? "warn" : config.logLevel });
   try {
     const context: PlatformContext = {
       config: platform.config,
@@ -55,6 +62,6 @@ export async function withOperatorCommands<T>(
       await instance.close?.();
     }
   } finally {
-    await platform.db.close();
+    await platform.close();
   }
 }

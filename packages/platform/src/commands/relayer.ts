@@ -10,14 +10,12 @@
 import { manifestChainEndpoints } from "@platform/chains";
 import { createCrosschain } from "@platform/crosschain";
 import { type Config, warnOfDevelopmentDefaults } from "@platform/kernel";
-import { refuseWhileEmbeddedPlatformRuns } from "../admin/adminSocket.ts";
+import { openPlatformOrExplain } from "../admin/platformAccess.ts";
 import { devnetContext, readDevnetManifest, resolveChains } from "../chainEndpoints.ts";
-import { openPlatform } from "../openPlatform.ts";
 
 const STATUS_EVERY_MS = 10_000;
 
 export async function relayerCommand(config: Config, o: { indexer: boolean }): Promise<() => Promise<void>> {
-  await refuseWhileEmbeddedPlatformRuns(config, "already runs the relayer");
   const manifest = readDevnetManifest(config);
   const devnet = devnetContext(manifest);
   if (!config.crosschainRelayerKey && !devnet) {
@@ -31,7 +29,8 @@ export async function relayerCommand(config: Config, o: { indexer: boolean }): P
   if (!chains.some((c) => c.contracts?.spokePool)) {
     throw new Error("No chain with a SpokePool: start the devnet (`platform devnet`) or describe your chains");
   }
-  const platform = await openPlatform({ ...config, crosschainRelayer: true });
+  // On the embedded database this fails while a platform (which runs the relayer itself) owns the folder.
+  const platform = await openPlatformOrExplain({ ...config, crosschainRelayer: true });
   warnOfDevelopmentDefaults(platform.config, platform.logger);
   const crosschain = await createCrosschain({
     config: platform.config,
@@ -67,6 +66,6 @@ export async function relayerCommand(config: Config, o: { indexer: boolean }): P
     clearInterval(timer);
     await jobs.stop();
     await crosschain.close();
-    await platform.db.close();
+    await platform.close();
   };
 }

@@ -13,9 +13,9 @@ import {
   type ServiceInstance,
   warnOfDevelopmentDefaults,
 } from "@platform/kernel";
-import { isPlatformRunning, startAdminServer } from "../admin/adminSocket.ts";
+import { startAdminServer } from "../admin/adminSocket.ts";
+import { openPlatformOrExplain } from "../admin/platformAccess.ts";
 import { devnetContext, resolveChains } from "../chainEndpoints.ts";
-import { openPlatform } from "../openPlatform.ts";
 import { allServices } from "../services.ts";
 import { printBanner, type RunningService } from "./banner.ts";
 import { startDevnetIfNeeded } from "./devnet.ts";
@@ -28,13 +28,12 @@ export interface RunningPlatform {
 const DEMO_KEY_NAME = "demo";
 
 export async function startPlatform(config: Config, options: { resetDevnet?: boolean } = {}): Promise<RunningPlatform> {
-  if (!config.databaseUrl && (await isPlatformRunning(config.dataDir))) {
-    throw new Error(`A platform is already running on the data folder ${config.dataDir}`);
-  }
-  const platform = await openPlatform(config);
+  // The embedded database's folder is locked from here until the last stop: a second platform or a command
+  // on it fails or goes through the admin socket, even while this one is still starting.
+  const platform = await openPlatformOrExplain(config, { servesAdmin: true });
   const { logger, db, apiKeys } = platform;
   warnOfDevelopmentDefaults(config, logger);
-  const stops: (() => Promise<void>)[] = [() => db.close()];
+  const stops: (() => Promise<void>)[] = [() => platform.close()];
   const stop = async () => {
     for (const s of stops.reverse()) await s().catch((err) => logger.error({ err }, "stop failed"));
     stops.length = 0;

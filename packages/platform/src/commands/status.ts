@@ -5,6 +5,7 @@
  */
 import type { Config } from "@platform/kernel";
 import { callAdmin } from "../admin/adminSocket.ts";
+import { platformAnswers } from "../admin/platformAccess.ts";
 import { createTable } from "./table.ts";
 
 interface IndexerStatus {
@@ -44,7 +45,9 @@ const behind = (i: IndexerStatus) =>
   i.head === null || i.next === null ? "-" : String(Math.max(0, Number(BigInt(i.head) + 1n - BigInt(i.next))));
 
 export async function statusCommand(config: Config, o: { json?: boolean }): Promise<void> {
-  const status = await callAdmin<Record<string, ServiceStatus>>(config.dataDir, "GET", "/status");
+  const status = (await platformAnswers(config))
+    ? await callAdmin<Record<string, ServiceStatus>>(config.dataDir, "GET", "/status")
+    : undefined;
   if (status === undefined) throw new Error(`No platform is running on the data folder ${config.dataDir}`);
   if (o.json) {
     process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);

@@ -13,8 +13,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Config } from "@platform/kernel";
 import { writeDemoExport } from "@platform/wearables/demo";
-import { isPlatformRunning } from "../admin/adminSocket.ts";
-import { runOperatorCommand, withOperatorCommands } from "./operatorCommand.ts";
+import { reachPlatform } from "../admin/platformAccess.ts";
+import type { Platform } from "../openPlatform.ts";
+import { quiet as quietConfig, runOperatorCommand, withOperatorCommands } from "./operatorCommand.ts";
 import { createProgressBar } from "./progress.ts";
 
 const KINDS = ["apple", "fit", "gpx", "tcx"];
@@ -42,10 +43,11 @@ export async function wearablesImport(
     throw new Error(`--kind must be one of ${KINDS.join(", ")} (got "${o.kind}")`);
   }
   const args = { user_id: userId, file: resolve(file), ...(o.kind ? { kind: o.kind } : {}) };
+  const access = await reachPlatform(quietConfig(config));
   const final =
-    !config.databaseUrl && (await isPlatformRunning(config.dataDir))
+    access.through === "admin"
       ? await followRunningPlatform(config, args, o.json)
-      : await runHere(config, args, o.json);
+      : await runHere(access.platform, args, o.json);
   if (o.json) process.stdout.write(`${JSON.stringify(final, null, 2)}\n`);
   if (final.state === "failed") {
     throw new Error(`import ${final.task_id} failed: ${final.errors.map((e) => e.message).join("; ")}`);
@@ -60,9 +62,9 @@ async function followRunningPlatform(config: Config, args: Record<string, unknow
   return follow(job, status, undefined, quiet);
 }
 
-/** Opens the platform here, queues the job and runs it in this process while the bar follows it. */
-function runHere(config: Config, args: Record<string, unknown>, quiet?: boolean) {
-  return withOperatorCommands(config, "wearables", async (commands) => {
+/** Queues the job on the platform this process opened and runs it here while the bar follows it. */
+function runHere(platform: Platform, args: Record<string, unknown>, quiet?: boolean) {
+  return withOperatorCommands(platform, "wearables", async (commands) => {
     const [queue, status, run] = [commands.import, commands["import-status"], commands["import-run"]];
     if (!queue || !status || !run) throw new Error("this build of wearables has no import commands");
     const job = (await queue(args)) as ImportStatus;
