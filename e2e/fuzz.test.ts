@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FuzzedPlatform, startFuzzedPlatform } from "./fuzz/fuzzedPlatform.ts";
-import { fuzzOperation, type OperationReport } from "./fuzz/fuzzOperation.ts";
+import { fuzzOperation, type OperationReport, type PreparedOperation, prepareOperation } from "./fuzz/fuzzOperation.ts";
 import { closeConnections } from "./fuzz/sendRequest.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 15);
@@ -61,19 +61,16 @@ describe("the fuzzer", () => {
       maxLatencyMs: 5_000,
       timeoutMs: 15_000,
     };
-    const run = (items: typeof chosen) =>
+    const prepared = chosen.map(({ host, op }) => prepareOperation(op, host.context));
+    const run = (items: PreparedOperation[]) =>
       pooled(
-        items.map(
-          ({ host, op }) =>
-            () =>
-              fuzzOperation(op, host.context, options),
-        ),
+        items.map((item) => () => fuzzOperation(item, options)),
         CONCURRENCY,
       );
     // Deletions last: they may remove the seeded objects the other operations' cases aim at.
     const reports: OperationReport[] = [
-      ...(await run(chosen.filter(({ op }) => op.method !== "DELETE"))),
-      ...(await run(chosen.filter(({ op }) => op.method === "DELETE"))),
+      ...(await run(prepared.filter(({ op }) => op.method !== "DELETE"))),
+      ...(await run(prepared.filter(({ op }) => op.method === "DELETE"))),
     ];
 
     const seconds = (performance.now() - started) / 1000;
@@ -85,9 +82,14 @@ describe("the fuzzer", () => {
         ([status, request]) => `  ${r.operation}: ${status}\n    ${request.split("\n")[0]}`,
       ),
     );
+    const slowest = [...reports]
+      .sort((a, b) => b.slowest.ms - a.slowest.ms)
+      .slice(0, 5)
+      .map((r) => `  ${Math.round(r.slowest.ms)} ms ${r.slowest.request}`);
     process.stdout.write(
       `fuzz: ${reports.length} operations, ${cases} cases in ${seconds.toFixed(1)} s ` +
         `(FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}); answers by status ${JSON.stringify(statuses)}\n` +
+        `slowest answers:\n${slowest.join("\n")}\n` +
         (undocumented.length ? `undocumented statuses (FUZZ_STRICT_STATUS off):\n${undocumented.join("\n")}\n` : ""),
     );
     const failures = reports.flatMap((r) => (r.failure ? [r.failure] : []));

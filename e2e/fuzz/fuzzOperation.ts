@@ -6,12 +6,14 @@
 import fc from "fast-check";
 import { type FuzzCase, type FuzzContext, fuzzCase, type HttpRequest, toHttpRequest } from "./fuzzCase.ts";
 import { type Operation, operationName } from "./openapiOperations.ts";
-import { type CheckOptions, checkAnswer } from "./responseCheck.ts";
+import { type CheckOptions, checkAnswer, compileResponseSchemas } from "./responseCheck.ts";
 import { sendRequest } from "./sendRequest.ts";
 
 export interface OperationReport {
   operation: string;
   cases: number;
+  /** The slowest answer: its time and request. */
+  slowest: { ms: number; request: string };
   /** Answers by status. */
   statuses: Record<number, number>;
   /** Undocumented statuses seen (when not strict), with one request that got each. */
@@ -37,20 +39,43 @@ export function describeRequest(origin: string, req: HttpRequest): string {
   return `${req.method} ${clip(`${origin}${req.target}`, 600)}\n${headers.join("\n")}${body}`;
 }
 
+/** An operation ready to fuzz: its case arbitrary built and its response schemas compiled. */
+export interface PreparedOperation {
+  op: Operation;
+  context: FuzzContext;
+  cases: fc.Arbitrary<FuzzCase>;
+}
+
+/**
+ * Builds what a run of `op` needs before any request is sent: this process's CPU time (samples, schema
+ * compilation) must not land between a request and the timing of its answer.
+ */
+export function prepareOperation(op: Operation, context: FuzzContext): PreparedOperation {
+  compileResponseSchemas(op);
+  return { op, context, cases: fuzzCase(op, context) };
+}
+
 export async function fuzzOperation(
-  op: Operation,
-  context: FuzzContext,
+  { op, context, cases }: PreparedOperation,
   options: FuzzOptions,
 ): Promise<OperationReport> {
-  const report: OperationReport = { operation: operationName(op), cases: 0, statuses: {}, undocumented: {} };
+  const report: OperationReport = {
+    operation: operationName(op),
+    cases: 0,
+    slowest: { ms: 0, request: "" },
+    statuses: {},
+    undocumented: {},
+  };
   let lastRequest = "";
-  const property = fc.asyncProperty(fuzzCase(op, context), async (fuzz: FuzzCase) => {
+  const property = fc.asyncProperty(cases, async (fuzz: FuzzCase) => {
     const req = toHttpRequest(op, fuzz, context);
     lastRequest = describeRequest(op.origin, req);
     report.cases += 1;
     const answer = await sendRequest(op.origin, req, options.timeoutMs).catch((error: Error) => {
       throw new Error(`no answer: ${error.message}`);
     });
+    if (answer.ms > report.slowest.ms)
+      report.slowest = { ms: answer.ms, request: lastRequest.split("\n")[0] as string };
     report.statuses[answer.status] = (report.statuses[answer.status] ?? 0) + 1;
     const result = checkAnswer(op, answer, options);
     if (result.undocumentedStatus !== undefined) report.undocumented[result.undocumentedStatus] ??= lastRequest;

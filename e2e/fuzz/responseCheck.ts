@@ -36,6 +36,18 @@ function validatorOf(schema: object): ValidateFunction {
   return validate;
 }
 
+/**
+ * Compiles every documented JSON response schema of `op` now: compiling the big ones takes a while, and
+ * doing it in the middle of a run would block this process while other answers wait to be timed.
+ */
+export function compileResponseSchemas(op: Operation): void {
+  for (const response of Object.values(op.responses)) {
+    for (const [mediaType, schema] of Object.entries(response.content)) {
+      if (schema && /json/.test(mediaType)) validatorOf(schema);
+    }
+  }
+}
+
 /** The documented response for `status`: exact, then `4XX`, then `default`. */
 export function documentedResponse(op: Operation, status: number): ResponseSpec | undefined {
   return op.responses[String(status)] ?? op.responses[`${String(status)[0]}XX`] ?? op.responses.default;
