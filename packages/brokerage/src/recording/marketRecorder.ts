@@ -12,8 +12,9 @@
  * - **History.** From its first start on, every trade and quote is recorded (pruned after `retentionDays`; bars
  *   are kept). The `backfillDays` before the first start are recorded as bars only, five minutes per pass and
  *   a pause as long as the pass after each, whenever the tape is up to date (so the streams are live from the
- *   first second): trades and quotes of whole days are millions of rows that nobody saw live, while bars are what charts ask for. A gap older
- *   than {@link TICK_CATCH_UP_MS} in the tape (a long stop) is caught up the same way, an hour per pass.
+ *   first second): trades and quotes of whole days are millions of rows that nobody saw live, while bars are
+ *   what charts ask for. A gap older than {@link TICK_CATCH_UP_MS} in the tape (a long stop) is caught up the
+ *   same way, an hour per pass.
  * - **Streams.** Passes within {@link LIVE_WINDOW_MS} of the present append their trades and quotes to the
  *   outbox, and for each minute that ended the minute bar (`bars`) and the day's bar so far (`dailyBars`).
  *   Executions of the live exchange are recorded by the exchange writer's ledger (recordExchangeTrades).
