@@ -79,6 +79,40 @@ describe("createHttpServer", () => {
     }
   });
 
+  it("answers a NUL in any text of a request as a bad value (PostgreSQL text cannot hold one: it was a 500)", async () => {
+    const url = await start((a) => {
+      a.post(
+        "/echo",
+        {
+          schema: {
+            querystring: Type.Object({ q: Type.Optional(Type.String()) }),
+            body: Type.Object({ names: Type.Array(Type.String()) }, { additionalProperties: false }),
+          },
+        },
+        async (r) => r.body,
+      );
+    });
+    const post = (query: string, body: unknown) =>
+      fetch(`${url}/echo${query}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      });
+    const inQuery = await post("?q=a%00b", { names: [] });
+    expect(inQuery.status).toBe(400);
+    expect(await inQuery.json()).toEqual({
+      error: "query.q: must not contain the NUL character",
+      code: "INVALID_PARAM",
+    });
+    const inBody = await post("", { names: ["ok", "\u0000"] });
+    expect(inBody.status).toBe(400);
+    expect(await inBody.json()).toEqual({
+      error: "body.names.1: must not contain the NUL character",
+      code: "INVALID_PARAM",
+    });
+    expect(await (await post("?q=a", { names: ["ok"] })).json()).toEqual({ names: ["ok"] });
+  });
+
   it("lets in-flight requests finish on graceful close and refuses new ones", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => {

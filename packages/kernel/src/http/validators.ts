@@ -2,8 +2,11 @@
  * Request validation with two Ajv instances: query strings, path parameters and headers arrive as
  * text and are coerced to their schema types (`?limit=5` → 5); JSON bodies are not coerced, so
  * `{"first_name": 42}` is a 400, not the string "42". Unknown body fields are reported, never
- * silently dropped.
+ * silently dropped. No text may hold NUL (PostgreSQL's text cannot store it, so a query with one failed as a
+ * 500): such a value is a 400 like any other bad value, in every part of every request.
  */
+
+import type { ErrorObject, ValidateFunction } from "ajv";
 import AjvModule from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
@@ -18,8 +21,41 @@ function createAjv(coerceTypes: boolean | "array") {
   return ajv;
 }
 
+/** The JSON pointer of the first string in `data` that holds NUL, or undefined. */
+function nulAt(data: unknown, pointer = ""): string | undefined {
+  if (typeof data === "string") return data.includes("\u0000") ? pointer : undefined;
+  if (data === null || typeof data !== "object") return undefined;
+  for (const [key, value] of Object.entries(data)) {
+    const found = nulAt(value, `${pointer}/${key}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** `validate`, refusing first any string that holds NUL (an error shaped as Ajv's, so it is answered as one). */
+function refusingNul(validate: ValidateFunction): ValidateFunction {
+  const guarded = ((data: unknown) => {
+    const pointer = nulAt(data);
+    if (pointer !== undefined) {
+      const error: ErrorObject = {
+        instancePath: pointer,
+        schemaPath: "#",
+        keyword: "nul",
+        params: {},
+        message: "must not contain the NUL character",
+      };
+      guarded.errors = [error];
+      return false;
+    }
+    const valid = validate(data);
+    guarded.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return guarded;
+}
+
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const coercing = createAjv("array");
   const strict = createAjv(false);
-  return ({ schema, httpPart }) => (httpPart === "body" ? strict : coercing).compile(schema as object);
+  return ({ schema, httpPart }) => refusingNul((httpPart === "body" ? strict : coercing).compile(schema as object));
 }
