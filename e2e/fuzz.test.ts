@@ -12,6 +12,7 @@
  * `/v1beta3/crypto/us` on the data host), which are upgrades, not documented HTTP operations, and the
  * authorization host's HTML pages, which its document leaves out.
  */
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FuzzedPlatform, startFuzzedPlatform } from "./fuzz/fuzzedPlatform.ts";
 import { fuzzOperation, type OperationReport, type PreparedOperation, prepareOperation } from "./fuzz/fuzzOperation.ts";
@@ -50,6 +51,9 @@ async function pooled<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[
 describe("the fuzzer", () => {
   it(`finds no 5xx, undocumented status, schema break or slow answer on any operation (FUZZ_SEED=${SEED})`, async () => {
     const started = performance.now();
+    // This process's own stalls, reported beside the answers' times: a stall here is not the platform's.
+    const clientDelay = monitorEventLoopDelay({ resolution: 20 });
+    clientDelay.enable();
     const all = platform.hosts.flatMap((host) => host.operations.map((op) => ({ host, op })));
     const chosen = all.filter(({ op }) => !ONLY || ONLY.includes(op.operationId));
     expect(chosen.length, `no operation matches FUZZ_OPERATION=${ONLY}`).toBeGreaterThan(0);
@@ -73,6 +77,7 @@ describe("the fuzzer", () => {
       ...(await run(prepared.filter(({ op }) => op.method === "DELETE"))),
     ];
 
+    clientDelay.disable();
     const seconds = (performance.now() - started) / 1000;
     const cases = reports.reduce((sum, r) => sum + r.cases, 0);
     const statuses: Record<number, number> = {};
@@ -89,7 +94,7 @@ describe("the fuzzer", () => {
     process.stdout.write(
       `fuzz: ${reports.length} operations, ${cases} cases in ${seconds.toFixed(1)} s ` +
         `(FUZZ_RUNS=${RUNS}, FUZZ_SEED=${SEED}); answers by status ${JSON.stringify(statuses)}\n` +
-        `slowest answers:\n${slowest.join("\n")}\n` +
+        `this process's longest event-loop stall: ${Math.round(clientDelay.max / 1e6)} ms; slowest answers:\n${slowest.join("\n")}\n` +
         (undocumented.length ? `undocumented statuses (FUZZ_STRICT_STATUS off):\n${undocumented.join("\n")}\n` : ""),
     );
     const failures = reports.flatMap((r) => (r.failure ? [r.failure] : []));

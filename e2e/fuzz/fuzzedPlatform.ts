@@ -94,6 +94,7 @@ export async function startFuzzedPlatform(): Promise<FuzzedPlatform> {
     // The fuzzer sends thousands of requests with one key pair: the anchor's 200 a minute would answer 429
     // to nearly all of them and hide every route behind the limiter.
     BROKERAGE_RATE_LIMIT: "1000000",
+    ...(process.env.FUZZ_BACKFILL_DAYS ? { BROKERAGE_DATA_BACKFILL_DAYS: process.env.FUZZ_BACKFILL_DAYS } : {}),
     LOG_LEVEL: "warn",
   });
   let platform: PlatformProcess | undefined;
