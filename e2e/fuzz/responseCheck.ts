@@ -4,9 +4,8 @@
  * Undocumented statuses can be reported instead of failing (`strictStatus: false`), while the documents
  * catch up.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import type { Operation, ResponseSpec } from "./openapiOperations.ts";
+import { validatorOf } from "./schemaValidator.ts";
 import type { HttpAnswer } from "./sendRequest.ts";
 
 export interface CheckOptions {
@@ -18,22 +17,6 @@ export interface CheckResult {
   problems: string[];
   /** Set when the status is not documented and `strictStatus` is off. */
   undocumentedStatus?: number;
-}
-
-const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats.default(ajv);
-// OpenAPI's annotation keywords, which ajv does not know.
-for (const keyword of ["example", "xml", "externalDocs", "discriminator"]) ajv.addKeyword(keyword);
-
-const validators = new WeakMap<object, ValidateFunction>();
-
-function validatorOf(schema: object): ValidateFunction {
-  let validate = validators.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    validators.set(schema, validate);
-  }
-  return validate;
 }
 
 /**

@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { sample } from "openapi-sampler";
 import type { Schema } from "./openapiOperations.ts";
+import { validatorOf } from "./schemaValidator.ts";
 
 /** Arrays, strings and objects stay small: the invalid side (`invalidValues.ts`) brings the big ones. */
 const MAX_ITEMS = 4;
@@ -16,18 +17,19 @@ const typesOf = (schema: Schema): string[] =>
 
 const num = (value: unknown): number | undefined => (typeof value === "number" ? value : undefined);
 
-/** The schema's examples (`example`, `examples`, `default`, openapi-sampler's sample) it really accepts. */
+/** The schema's examples (`example`, `examples`, `default`, openapi-sampler's sample) that it really accepts. */
 function documentedValues(schema: Schema): unknown[] {
   const values: unknown[] = [];
   if ("example" in schema) values.push(schema.example);
   if (Array.isArray(schema.examples)) values.push(...schema.examples);
   if ("default" in schema) values.push(schema.default);
   try {
-    values.push(sample(schema as never, { quiet: true, skipReadOnly: true }));
+    values.push(sample(schema as never, { quiet: true, skipReadOnly: true, enablePatterns: true }));
   } catch {
     // The sampler does not know every keyword combination; the schema's own arbitrary still runs.
   }
-  return values.filter((v) => v !== undefined);
+  const accepts = validatorOf(schema);
+  return values.filter((v) => v !== undefined && accepts(v));
 }
 
 function stringValue(schema: Schema): fc.Arbitrary<string> {
@@ -56,7 +58,8 @@ function stringValue(schema: Schema): fc.Arbitrary<string> {
     case "binary":
       return fc.string({ unit: "binary-ascii", maxLength: 200 });
   }
-  return fc.string({ unit: "grapheme", minLength, maxLength });
+  // One code point per unit: JSON Schema counts lengths in code points.
+  return fc.string({ unit: "grapheme-composite", minLength, maxLength });
 }
 
 function numberValue(schema: Schema, integer: boolean): fc.Arbitrary<number> {
