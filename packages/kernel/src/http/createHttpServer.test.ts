@@ -30,10 +30,10 @@ afterEach(async () => {
   app = undefined;
 });
 
-async function start(setup: (app: HttpServer) => void, logger = createLogger({ level: "silent" })) {
+async function start(setup: (app: HttpServer) => void, logger = createLogger({ level: "silent" }), bodyLimit = 1024) {
   app = await createHttpServer({
     logger,
-    bodyLimit: 1024,
+    bodyLimit,
     formatError,
     openapi: { title: "t", version: "1", description: "d" },
   });
@@ -80,18 +80,22 @@ describe("createHttpServer", () => {
   });
 
   it("answers a NUL in any text of a request as a bad value (PostgreSQL text cannot hold one: it was a 500)", async () => {
-    const url = await start((a) => {
-      a.post(
-        "/echo",
-        {
-          schema: {
-            querystring: Type.Object({ q: Type.Optional(Type.String()) }),
-            body: Type.Object({ names: Type.Array(Type.String()) }, { additionalProperties: false }),
+    const url = await start(
+      (a) => {
+        a.post(
+          "/echo",
+          {
+            schema: {
+              querystring: Type.Object({ q: Type.Optional(Type.String()) }),
+              body: Type.Object({ names: Type.Array(Type.String()) }, { additionalProperties: false }),
+            },
           },
-        },
-        async (r) => r.body,
-      );
-    });
+          async (r) => r.body,
+        );
+      },
+      undefined,
+      100_000,
+    );
     const post = (query: string, body: unknown) =>
       fetch(`${url}/echo${query}`, {
         method: "POST",
@@ -111,6 +115,16 @@ describe("createHttpServer", () => {
       code: "INVALID_PARAM",
     });
     expect(await (await post("?q=a", { names: ["ok"] })).json()).toEqual({ names: ["ok"] });
+    // Valid JSON nested deeper than a recursive walk can go (the fuzzer's case: it was a 500).
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    for (const body of [deep, `{"names":${deep}}`]) {
+      const response = await fetch(`${url}/echo`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status).toBe(400);
+    }
   });
 
   it("lets in-flight requests finish on graceful close and refuses new ones", async () => {

@@ -21,13 +21,24 @@ function createAjv(coerceTypes: boolean | "array") {
   return ajv;
 }
 
-/** The JSON pointer of the first string in `data` that holds NUL, or undefined. */
-function nulAt(data: unknown, pointer = ""): string | undefined {
-  if (typeof data === "string") return data.includes("\u0000") ? pointer : undefined;
-  if (data === null || typeof data !== "object") return undefined;
-  for (const [key, value] of Object.entries(data)) {
-    const found = nulAt(value, `${pointer}/${key}`);
-    if (found !== undefined) return found;
+/**
+ * The JSON pointer of a string in `data` that holds NUL, or undefined. A loop over a stack, not recursion: a
+ * body of 5,000 nested arrays is valid JSON and must not overflow the call stack (a 500).
+ */
+function nulAt(data: unknown): string | undefined {
+  type Visit = { value: unknown; key: string; parent?: Visit };
+  const pending: Visit[] = [{ value: data, key: "" }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    const { value } = visit;
+    if (typeof value === "string") {
+      if (!value.includes("\u0000")) continue;
+      const keys: string[] = [];
+      for (let at: Visit | undefined = visit; at?.parent; at = at.parent) keys.unshift(at.key);
+      return keys.map((key) => `/${key}`).join("");
+    }
+    if (value !== null && typeof value === "object") {
+      for (const [key, child] of Object.entries(value)) pending.push({ value: child, key, parent: visit });
+    }
   }
   return undefined;
 }
