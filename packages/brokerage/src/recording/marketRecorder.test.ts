@@ -234,11 +234,11 @@ describe("market recorder", () => {
     const recorder = recorderAt(clock, database.db, 1);
     expect(await recorder.recordNext()).toBe(true); // the tape is up to date at once; a first history pass
     expect(recorder.status().history).toEqual({
-      recordedTo: new Date(START - 400 - 86_400_000 + 15 * 60_000).toISOString(),
+      recordedTo: new Date(START - 400 - 86_400_000 + 5 * 60_000).toISOString(),
       endsAt: new Date(START - 400).toISOString(),
     });
     const passes = await catchUp(recorder);
-    expect(passes).toBe(24 * 4 - 1);
+    expect(passes).toBe(24 * 12 - 1);
     const [first] = await database.db.query<{ t: Date; n: string }>(
       "SELECT min(t) AS t, count(*)::text AS n FROM brokerage.market_bars WHERE timeframe = '1Min' AND symbol = 'BTC/USD'",
     );

@@ -10,10 +10,11 @@
  * - **A little behind the present** (`lagMs`, default 1 s): a second is recorded once it is over, so its quote
  *   and prints are final.
  * - **History.** From its first start on, every trade and quote is recorded (pruned after `retentionDays`; bars
- *   are kept). The `backfillDays` before the first start are recorded as bars only, a quarter of an hour per
- *   pass, whenever the tape is up to date (so the streams are live from the first second): trades and quotes
- *   of whole days are millions of rows that nobody saw live, while bars are what charts ask for. A gap older
- *   than {@link TICK_CATCH_UP_MS} in the tape (a long stop) is caught up the same way, an hour per pass.
+ *   are kept). The `backfillDays` before the first start are recorded as bars only, five minutes per pass and
+ *   a pause as long as the pass after each, whenever the tape is up to date (so the streams are live from the
+ *   first second): trades and quotes of whole days are millions of rows that nobody saw live, while bars are
+ *   what charts ask for. A gap older than {@link TICK_CATCH_UP_MS} in the tape (a long stop) is caught up the
+ *   same way, an hour per pass.
  * - **Streams.** Passes within {@link LIVE_WINDOW_MS} of the present append their trades and quotes to the
  *   outbox, and for each minute that ended the minute bar (`bars`) and the day's bar so far (`dailyBars`).
  *   Executions of the live exchange are recorded by the exchange writer's ledger (recordExchangeTrades).
@@ -47,8 +48,12 @@ export const LIVE_WINDOW_MS = 30_000;
 /** Range of one catching-up pass: with trades and quotes, and bars only. */
 const TICK_CHUNK_MS = MINUTE;
 const BAR_CHUNK_MS = 3_600_000;
-/** Range of one history pass: short, since the tape waits for it. */
-const HISTORY_CHUNK_MS = 15 * MINUTE;
+/**
+ * Range of one history pass: short, since the tape waits for it, and so does every other query of an embedded
+ * database (one connection) while the pass's transaction computes its trades: a quarter of an hour of every
+ * listing took 5 to 7 s on a busy machine, and every service's requests waited as long.
+ */
+const HISTORY_CHUNK_MS = 5 * MINUTE;
 /** Outbox rows older than this are deleted (streams read them within seconds). */
 const FEED_KEEP_MS = 10 * MINUTE;
 const PRUNE_EVERY_MS = MINUTE;
@@ -101,6 +106,8 @@ export function createMarketRecorder({
   let stopped = true;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
+  /** What the last pass recorded: history passes are paced (see `schedule`). */
+  let lastPass: "tape" | "history" = "tape";
 
   function feedOf(trades: readonly MarketTrade[], quotes: readonly MarketQuote[]): FeedMessage[] {
     const timed: { at: number; message: FeedMessage }[] = [];
@@ -139,7 +146,12 @@ export function createMarketRecorder({
    * the streams stay live while history is recorded). Resolves true when more is due at once.
    */
   async function recordNext(): Promise<boolean> {
-    return (await recordTape()) || (await recordHistory());
+    if (await recordTape()) {
+      lastPass = "tape";
+      return true;
+    }
+    lastPass = "history";
+    return recordHistory();
   }
 
   /** Records the tape's next range; resolves true when more is due at once (catching up). */
@@ -214,10 +226,15 @@ export function createMarketRecorder({
 
   function schedule(delayMs: number): void {
     timer = setTimeout(() => {
+      const started = performance.now();
       running = recordNext().then(
         (more) => {
           status.lastError = null;
-          if (!stopped) schedule(more ? 0 : PRICE_STEP_MS - (now() % PRICE_STEP_MS) + lagMs / 2);
+          if (stopped) return;
+          if (!more) schedule(PRICE_STEP_MS - (now() % PRICE_STEP_MS) + lagMs / 2);
+          // Nobody waits for history: after each of its passes the services have the database and the event
+          // loop for as long as the pass held them, instead of passes back to back for minutes.
+          else schedule(lastPass === "history" ? performance.now() - started : 0);
         },
         (error: unknown) => {
           status.lastError = error instanceof Error ? error.message : String(error);

@@ -35,10 +35,11 @@ async function start(
   setup: (app: HttpServer) => void,
   logger = createLogger({ level: "silent" }),
   bodies?: BodyLeniency,
+  bodyLimit = 1024,
 ) {
   app = await createHttpServer({
     logger,
-    bodyLimit: 1024,
+    bodyLimit,
     formatError,
     openapi: { title: "t", version: "1", description: "d" },
     bodies,
@@ -86,6 +87,55 @@ describe("createHttpServer", () => {
       const body = await res.json();
       expect(body.code).toBe(code);
       expect(body.error).not.toContain("secret internals");
+    }
+  });
+
+  it("answers a NUL in any text of a request as a bad value (PostgreSQL text cannot hold one: it was a 500)", async () => {
+    const url = await start(
+      (a) => {
+        a.post(
+          "/echo",
+          {
+            schema: {
+              querystring: Type.Object({ q: Type.Optional(Type.String()) }),
+              body: Type.Object({ names: Type.Array(Type.String()) }, { additionalProperties: false }),
+            },
+          },
+          async (r) => r.body,
+        );
+      },
+      undefined,
+      undefined,
+      100_000,
+    );
+    const post = (query: string, body: unknown) =>
+      fetch(`${url}/echo${query}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { "content-type": "application/json" },
+      });
+    const inQuery = await post("?q=a%00b", { names: [] });
+    expect(inQuery.status).toBe(400);
+    expect(await inQuery.json()).toEqual({
+      error: "query.q: must not contain the NUL character",
+      code: "INVALID_PARAM",
+    });
+    const inBody = await post("", { names: ["ok", "\u0000"] });
+    expect(inBody.status).toBe(400);
+    expect(await inBody.json()).toEqual({
+      error: "body.names.1: must not contain the NUL character",
+      code: "INVALID_PARAM",
+    });
+    expect(await (await post("?q=a", { names: ["ok"] })).json()).toEqual({ names: ["ok"] });
+    // Valid JSON nested deeper than a recursive walk can go (the fuzzer's case: it was a 500).
+    const deep = `${"[".repeat(5_000)}${"]".repeat(5_000)}`;
+    for (const body of [deep, `{"names":${deep}}`]) {
+      const response = await fetch(`${url}/echo`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      expect(response.status).toBe(400);
     }
   });
 

@@ -146,6 +146,19 @@ describe("bad requests", () => {
         /field `file`/,
       ],
       [`/users/${userId}/import/apple/xml/direct`, { method: "POST", body: form("") }, 400, /empty/],
+      // The fuzzer's cases: a multipart content type without its boundary, and a body that is not multipart.
+      [
+        `/users/${userId}/import/tcx`,
+        { method: "POST", body: "a".repeat(1000), headers: { "content-type": "multipart/form-data" } },
+        400,
+        /multipart/,
+      ],
+      [
+        `/users/${userId}/import/apple/xml/direct`,
+        { method: "POST", body: "not multipart", headers: { "content-type": "multipart/form-data; boundary=x" } },
+        400,
+        /multipart/,
+      ],
       [
         `/users/${userId}/import/apple/xml/direct`,
         { method: "POST", body: form(new Uint8Array(MAX_UPLOAD + 10)) },

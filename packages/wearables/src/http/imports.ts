@@ -135,7 +135,12 @@ export function registerImportRoutes(app: HttpServer, imports: ImportsService) {
       if (!request.isMultipart()) {
         throw new HttpError(415, "Send the file as multipart/form-data in the field `file`");
       }
-      const part = await request.file();
+      const part = await request.file().catch((error: { statusCode?: number; message?: string }) => {
+        // busboy refuses a malformed body (a multipart type without its boundary…) with a plain Error: a 500
+        // until now, while it is the client's request that is wrong.
+        if (error.statusCode && error.statusCode < 500) throw error;
+        throw new HttpError(400, `Malformed multipart/form-data body: ${error.message ?? "unreadable"}`);
+      });
       if (part?.fieldname !== "file") {
         part?.file.resume();
         throw new HttpError(400, "Send the file in the multipart/form-data field `file`");

@@ -220,7 +220,8 @@ export function registerOrderRoutes(app: HttpServer, { orders }: { orders: Order
   );
 
   app.get(
-    // A literal colon is written twice (a single one starts a path parameter in Fastify and in the document).
+    // `::` is a literal colon in a Fastify path; one colon made `by_client_order_id` a path parameter glued
+    // to `/v2/orders` (any `/v2/orders…` answered, and the document showed `/v2/orders{by_client_order_id}`).
     "/v2/orders::by_client_order_id",
     {
       schema: {

@@ -315,6 +315,16 @@ describe("GET /v2/orders", () => {
     expect(await response.json()).toEqual({ code: 40010000, message: "query.asset: unknown field" });
   });
 
+  it("serves `:by_client_order_id` at its literal path only, and documents it so", async () => {
+    const byId = await get("paper", "/v2/orders:by_client_order_id?client_order_id=none", bearer(paperToken));
+    expect(byId.status).toBe(404);
+    const glued = await get("paper", "/v2/ordersx?client_order_id=none", bearer(paperToken));
+    expect(glued.status).toBe(404);
+    expect(await glued.json()).toMatchObject({ code: 40410000 });
+    const document = (await (await fetch(`${origin.paper}/openapi.json`)).json()) as { paths: object };
+    expect(Object.keys(document.paths)).toContain("/v2/orders:by_client_order_id");
+  });
+
   it.each([
     "status=bogus",
     "status=open&status=closed",
