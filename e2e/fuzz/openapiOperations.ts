@@ -52,7 +52,11 @@ export interface OpenApiDocument {
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options"];
 
-/** `value` with every local `$ref` replaced by what it points at (the documents have no cycles). */
+/**
+ * `value` with every local `$ref` replaced by what it points at (the documents have no cycles). Inlined copies
+ * lose their `$id`: a component named by `$id` (an error body) appears in many operations, and one Ajv instance
+ * refuses a second schema with the same id.
+ */
 export function resolveRefs<T>(value: T, document: OpenApiDocument, depth = 0): T {
   if (depth > 64) throw new Error("$ref nesting deeper than 64: a cycle?");
   if (Array.isArray(value)) return value.map((v) => resolveRefs(v, document, depth + 1)) as T;
@@ -67,7 +71,11 @@ export function resolveRefs<T>(value: T, document: OpenApiDocument, depth = 0): 
     const { $ref: _, ...rest } = object;
     return resolveRefs({ ...(target as object), ...rest }, document, depth + 1) as T;
   }
-  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, resolveRefs(v, document, depth + 1)])) as T;
+  return Object.fromEntries(
+    Object.entries(object)
+      .filter(([k]) => k !== "$id")
+      .map(([k, v]) => [k, resolveRefs(v, document, depth + 1)]),
+  ) as T;
 }
 
 /** Every operation of `document`, served at `origin` under the name `host`. */

@@ -93,7 +93,17 @@ function openApiOf(host: BrokerageHost) {
 }
 
 /** The error body of the trading and data hosts; every authenticated request counts against the rate limit. */
-const tradingErrors: OpenApiErrors = { name: "ApiError", schema: ApiError, securedStatuses: [429] };
+const tradingErrors: OpenApiErrors = {
+  name: "ApiError",
+  schema: ApiError,
+  securedStatuses: [429],
+  otherStatuses: [
+    // An undeclared query parameter (http/trading/strictQuery.ts).
+    { status: 400 },
+    // Every write of an account locks it and refuses one that cannot trade (services/orders.ts).
+    { status: 403, methods: ["post", "put", "patch", "delete"] },
+  ],
+};
 
 /** Non-page errors of the authorization host (e.g. its JSON metadata) in the OAuth error shape. */
 const formatAuthHostError: ErrorFormatter = (error) => ({

@@ -31,6 +31,12 @@ export interface OpenApiErrors {
    * rate limits apply, 403 where every operation checks a permission).
    */
   securedStatuses?: readonly number[];
+  /**
+   * Statuses operations may answer beyond the kernel's own, secured or not: on every operation, or on those of
+   * the given methods (e.g. 400 where undeclared query parameters are refused; 403 on the writes of an account
+   * that may be suspended).
+   */
+  otherStatuses?: readonly { status: number; methods?: readonly HttpMethod[] }[];
 }
 
 /** Turns an HttpError into the status and body the service answers (the server's `ErrorFormatter`). */
@@ -216,6 +222,9 @@ function declareErrorAnswers(o: {
     for (const status of errors.securedStatuses ?? []) {
       candidates.push(new HttpError(status, STATUS_CODES[status] ?? "Error"));
     }
+  }
+  for (const { status, methods } of errors.otherStatuses ?? []) {
+    if (!methods || methods.includes(method)) candidates.push(new HttpError(status, STATUS_CODES[status] ?? "Error"));
   }
   operation.responses ??= {};
   const responses = operation.responses;
