@@ -64,7 +64,8 @@ function mapToHttpError(error: unknown): HttpError {
       400,
       `${path}: ${message}`,
       v.keyword === "required" ? "MISSING_PARAM" : "INVALID_PARAM",
-      field || undefined,
+      // An unknown field keeps its name even when it is empty (`?=`), so the service can tell which one it was.
+      v.keyword === "additionalProperties" ? field : field || undefined,
     );
   }
   switch (e?.code) {

@@ -313,6 +313,10 @@ describe("GET /v2/orders", () => {
     const response = await get("paper", "/v2/orders?asset=crypto", bearer(paperToken));
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ code: 40010000, message: "query.asset: unknown field" });
+    // A parameter without a name (`?=`, found by the fuzzer) is undeclared too, not a bad value (it was a 422).
+    const nameless = await get("paper", "/v2/orders?=", bearer(paperToken));
+    expect(nameless.status).toBe(400);
+    expect(await nameless.json()).toMatchObject({ code: 40010000 });
   });
 
   it("serves `:by_client_order_id` at its literal path only, and documents it so", async () => {
