@@ -7,7 +7,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   type BackgroundJob,
+  createFailedCredentials,
   createHttpServer,
+  createRateCounter,
+  failureLimitOf,
   type HttpServer,
   loadMigrations,
   type PlatformContext,
@@ -108,6 +111,7 @@ async function createServer(
   const app = await createHttpServer({
     logger: logger.child({ service: "crosschain" }),
     bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
     formatError,
     openapi: {
       title: "Crosschain Transfer API",
@@ -119,7 +123,12 @@ async function createServer(
       tags: openapiTags,
     },
   });
-  const requireBearer = createBearerAuth(apiKeys);
+  const authFailures = createRateCounter(config.redisUrl);
+  app.addHook("onClose", () => authFailures.close());
+  const requireBearer = createBearerAuth(
+    apiKeys,
+    createFailedCredentials({ counter: authFailures, service: "crosschain", limit: failureLimitOf(config) }),
+  );
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireBearer);

@@ -15,6 +15,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
+import type { TrustProxy } from "../config/parsers.ts";
 import type { Logger } from "../log/logger.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
 import { createValidatorCompiler } from "./validators.ts";
@@ -41,6 +42,12 @@ export interface CreateHttpServerParameters {
   openapi: OpenApiInfo;
   /** Response header carrying the request id; an incoming one is reused when well-formed. */
   requestIdHeader?: string;
+  /**
+   * Proxies whose `X-Forwarded-For`/`-Proto`/`-Host` are believed (the `TRUST_PROXY` option, Fastify's
+   * `trustProxy`): `request.ip`, `request.protocol` and the access log's client address follow them. Default
+   * false: the socket's peer is the client and forwarding headers are ignored.
+   */
+  trustProxy?: TrustProxy;
 }
 
 /** A tag of the OpenAPI document: operations are grouped under it in the docs and in generated clients. */
@@ -86,6 +93,8 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
   const app = Fastify({
     loggerInstance: parameters.logger,
     bodyLimit: parameters.bodyLimit,
+    // Fastify takes a hop count too (its types omit it).
+    trustProxy: (parameters.trustProxy ?? false) as boolean | string[],
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers[requestIdHeader];
@@ -105,7 +114,10 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
   });
   app.addHook("onResponse", async (request, reply) => {
     if (!parameters.logger.isLevelEnabled("info")) return;
-    request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+    request.log.info(
+      { req: request, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "request",
+    );
   });
 
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
