@@ -13,10 +13,12 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
+  createFailedCredentials,
   createHttpServer,
   createRateCounter,
   type DemoCredentials,
   type ErrorFormatter,
+  failureLimitOf,
   type HttpServer,
   loadMigrations,
   type OperatorCommand,
@@ -96,6 +98,12 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
   const log = logger.child({ service: "brokerage" });
   // Failed-login counters: in Redis with several instances (REDIS_URL), so a throttle holds across them.
   const loginFailures = createRateCounter(config.redisUrl);
+  // Failed tokens, key pairs and client credentials per client address (every host, on the same counters).
+  const failedCredentials = createFailedCredentials({
+    counter: loginFailures,
+    service: "brokerage",
+    limit: failureLimitOf(config),
+  });
   // Requests per minute per token or key pair: shared by the live and paper hosts (and by instances via Redis).
   const tradingRequests = createRateCounter(config.redisUrl);
   const rateLimit = createTradingRateLimit({
@@ -168,6 +176,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
     const app = await createHttpServer({
       logger: log.child({ host }),
       bodyLimit: config.bodyLimit,
+      trustProxy: config.trustProxy,
       formatError: host === "auth" ? formatAuthHostError : formatTradingError,
       openapi: openApiOf(host),
     });
@@ -177,6 +186,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         marketData: services.marketData,
         principals: services.dataPrincipals,
         rateLimit: marketDataRateLimit,
+        failedCredentials,
       });
       await registerDataStreams(typed, {
         principals: services.dataPrincipals,
@@ -191,8 +201,8 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       registerMetadataRoute(typed, urls);
     } else {
       if (host === "live") {
-        registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients });
-        registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients });
+        registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients, failedCredentials });
+        registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients, failedCredentials });
         registerMetadataRoute(typed, urls);
       }
       await registerTradingApi(typed, {
@@ -207,6 +217,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         activities: services.activities,
         portfolioHistory: services.portfolioHistory,
         rateLimit,
+        failedCredentials,
       });
       await registerTradeStream(typed, {
         env: host,
