@@ -88,13 +88,22 @@ const SYSTEM_TAG: OpenApiTag = { name: "System", description: "Liveness of the s
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Fastify's `trustProxy` for a TRUST_PROXY value. A hop count n trusts the n nearest hops, whoever they are
+ * (proxy-addr's `(address, i) => i < n`): Fastify 5.12 answers a bare number by trusting nothing, so it is
+ * given as that function here. Like `true`, it is only safe when nothing but the proxies reaches the port.
+ */
+function trustProxyOf(trustProxy: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== "number") return trustProxy;
+  return (_address, hop) => hop < trustProxy;
+}
+
 export async function createHttpServer(parameters: CreateHttpServerParameters): Promise<HttpServer> {
   const requestIdHeader = parameters.requestIdHeader ?? "x-request-id";
   const app = Fastify({
     loggerInstance: parameters.logger,
     bodyLimit: parameters.bodyLimit,
-    // Fastify takes a hop count too (its types omit it).
-    trustProxy: (parameters.trustProxy ?? false) as boolean | string[],
+    trustProxy: trustProxyOf(parameters.trustProxy ?? false),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers[requestIdHeader];

@@ -91,7 +91,8 @@ export function createFailureWindow({
       // enough, else in the next window once this one's is.
       const allowed = limit.failures - 1;
       const freeAt = current <= allowed ? index + 1 - (allowed - current) / previous : index + 2 - allowed / current;
-      return Math.max(1, Math.ceil((freeAt * windowMs - t) / 1000));
+      // Whole milliseconds first: the fractions above must not add a second.
+      return Math.max(1, Math.ceil(Math.round(freeAt * windowMs - t) / 1000));
     },
     async recordFailure(key) {
       // The previous window is read for the sliding estimate, so a window lives two lengths.
