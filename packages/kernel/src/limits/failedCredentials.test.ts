@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createFailedCredentials, createFailureWindow } from "./failedCredentials.ts";
-import { createMemoryRateCounter } from "./rateCounter.ts";
+import { createMemoryRateCounter, createRedisRateCounter } from "./rateCounter.ts";
 
 const limit = { failures: 3, windowSec: 60 };
 
@@ -52,5 +53,23 @@ describe("createFailedCredentials", () => {
       code: "TOO_MANY_REQUESTS",
     });
     expect(Number(headers["Retry-After"])).toBeGreaterThan(0);
+  });
+});
+
+describe.runIf(process.env.TEST_REDIS_URL)("through Redis", () => {
+  it("two instances share one count per address", async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const counters = [0, 1].map(() => createRedisRateCounter(process.env.TEST_REDIS_URL as string, prefix));
+    try {
+      const [a, b] = counters.map((counter) => createFailedCredentials({ counter, service: "s", limit }));
+      await a?.recordFailure("192.0.2.1");
+      await b?.recordFailure("192.0.2.1");
+      expect(await a?.retryAfterSec("192.0.2.1")).toBe(0);
+      await a?.recordFailure("192.0.2.1");
+      expect(await b?.retryAfterSec("192.0.2.1")).toBeGreaterThan(0);
+      expect(await b?.retryAfterSec("192.0.2.2")).toBe(0);
+    } finally {
+      await Promise.all(counters.map((c) => c.close()));
+    }
   });
 });
