@@ -13,10 +13,12 @@
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
+  createFailedCredentials,
   createHttpServer,
   createRateCounter,
   type DemoCredentials,
   type ErrorFormatter,
+  failureLimitOf,
   type HttpServer,
   loadMigrations,
   type OpenApiErrors,
@@ -116,6 +118,12 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
   const log = logger.child({ service: "brokerage" });
   // Failed-login counters: in Redis with several instances (REDIS_URL), so a throttle holds across them.
   const loginFailures = createRateCounter(config.redisUrl);
+  // Failed tokens, key pairs and client credentials per client address (every host, on the same counters).
+  const failedCredentials = createFailedCredentials({
+    counter: loginFailures,
+    service: "brokerage",
+    limit: failureLimitOf(config),
+  });
   // Requests per minute per token or key pair: shared by the live and paper hosts (and by instances via Redis).
   const tradingRequests = createRateCounter(config.redisUrl);
   const rateLimit = createTradingRateLimit({
@@ -190,6 +198,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       bodyLimit: config.bodyLimit,
       // The authorization pages take their own forms only; the API hosts read bodies as Alpaca does.
       bodies: host === "auth" ? undefined : alpacaRequestBodies,
+      trustProxy: config.trustProxy,
       formatError: host === "auth" ? formatAuthHostError : formatTradingError,
       openapi: openApiOf(host),
     });
@@ -199,6 +208,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         marketData: services.marketData,
         principals: services.dataPrincipals,
         rateLimit: marketDataRateLimit,
+        failedCredentials,
       });
       await registerDataStreams(typed, {
         principals: services.dataPrincipals,
@@ -213,8 +223,8 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       registerMetadataRoute(typed, urls);
     } else {
       if (host === "live") {
-        registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients });
-        registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients });
+        registerTokenRoute(typed, { tokens: services.tokens, clients: services.clients, failedCredentials });
+        registerRevocationRoute(typed, { tokens: services.tokens, clients: services.clients, failedCredentials });
       }
       registerMetadataRoute(typed, urls);
       await registerTradingApi(typed, {
@@ -229,6 +239,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         activities: services.activities,
         portfolioHistory: services.portfolioHistory,
         rateLimit,
+        failedCredentials,
       });
       await registerTradeStream(typed, {
         env: host,

@@ -32,7 +32,9 @@ let otherApp: CreatedClient;
 let signedIn: FormAgent;
 
 beforeAll(async () => {
-  s = await startTestService(brokerageService);
+  // These tests fail client authentication and grants on purpose, many times from one address: the limit on
+  // failed credentials (failedCredentials.test.ts) is raised out of their way.
+  s = await startTestService(brokerageService, { config: { authFailureLimit: 1_000 } });
   authOrigin = s.urls.auth as string;
   liveOrigin = s.urls[""] as string;
   paperOrigin = s.urls.paper as string;

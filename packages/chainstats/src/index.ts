@@ -9,8 +9,10 @@ import {
   type BackgroundJob,
   type ChainEndpoint,
   type Config,
+  createFailedCredentials,
   createHttpServer,
   createRateCounter,
+  failureLimitOf,
   type HttpServer,
   loadMigrations,
   type PlatformContext,
@@ -61,6 +63,7 @@ async function createServer(
   const app = await createHttpServer({
     logger: logger.child({ service: "chainstats" }),
     bodyLimit: config.bodyLimit,
+    trustProxy: config.trustProxy,
     formatError,
     openapi: {
       title: "Chain Statistics API",
@@ -77,7 +80,12 @@ async function createServer(
   app.addHook("onClose", () => rateCounter.close());
   const chainIds = () => indexedChains(config, chains).map((c) => c.chainId);
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  registerStatsApi(api, { apiKeys, rateCounter, repository, chainIds });
+  const failedCredentials = createFailedCredentials({
+    counter: rateCounter,
+    service: "chainstats",
+    limit: failureLimitOf(config),
+  });
+  registerStatsApi(api, { apiKeys, rateCounter, failedCredentials, repository, chainIds });
   registerChainList(api, { repository, chainIds });
   return app;
 }

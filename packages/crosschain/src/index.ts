@@ -7,7 +7,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   type BackgroundJob,
+  createFailedCredentials,
   createHttpServer,
+  createRateCounter,
+  failureLimitOf,
   type HttpServer,
   loadMigrations,
   type PlatformContext,
@@ -114,6 +117,7 @@ async function createServer(
     logger: logger.child({ service: "crosschain" }),
     bodyLimit: config.bodyLimit,
     bodies: acrossRequestBodies,
+    trustProxy: config.trustProxy,
     formatError,
     openapi: {
       title: "Crosschain Transfer API",
@@ -126,7 +130,12 @@ async function createServer(
       errors: { name: "ServiceApiError", schema: ServiceApiError },
     },
   });
-  const requireBearer = createBearerAuth(apiKeys);
+  const authFailures = createRateCounter(config.redisUrl);
+  app.addHook("onClose", () => authFailures.close());
+  const requireBearer = createBearerAuth(
+    apiKeys,
+    createFailedCredentials({ counter: authFailures, service: "crosschain", limit: failureLimitOf(config) }),
+  );
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireBearer);

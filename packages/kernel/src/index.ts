@@ -12,7 +12,7 @@ export {
 } from "./config/developmentDefaults.ts";
 export { describeConfig, type LoadConfigParameters, loadConfig } from "./config/loadConfig.ts";
 export { type Config, type ConfigKey, options } from "./config/options.ts";
-export { ConfigError, type ConfigErrorType } from "./config/parsers.ts";
+export { ConfigError, type ConfigErrorType, type TrustProxy } from "./config/parsers.ts";
 export { byteaToHex, hexDigits, hexToBytea } from "./db/bytea.ts";
 export { type ConstraintViolation, constraintViolation } from "./db/constraintViolation.ts";
 export { type CopyLines, copyHexField, createCopyLines } from "./db/copyText.ts";
@@ -26,6 +26,16 @@ export type { OpenApiErrors } from "./http/openapiDocument.ts";
 export { toJobStatus } from "./jobStatus.ts";
 export * from "./jobs/index.ts";
 export { kernelMigrations } from "./kernelMigrations.ts";
+export {
+  addressKey,
+  createFailedCredentials,
+  createFailureWindow,
+  type FailedCredentials,
+  type FailureLimit,
+  type FailureWindow,
+  failureLimitOf,
+  TOO_MANY_FAILURES_MESSAGE,
+} from "./limits/failedCredentials.ts";
 export {
   createMemoryRateCounter,
   createRateCounter,

@@ -5,8 +5,11 @@
 import { join } from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
+  createFailedCredentials,
   createHttpServer,
   createJobWorker,
+  createRateCounter,
+  failureLimitOf,
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
@@ -88,6 +91,7 @@ async function createServer(
     logger: logger.child({ service: "wearables" }),
     bodyLimit: config.bodyLimit,
     bodies: openWearablesRequestBodies,
+    trustProxy: config.trustProxy,
     formatError,
     openapi: {
       title: "Wearable Health Data API",
@@ -100,7 +104,12 @@ async function createServer(
     },
   });
   app.get("/", { schema: { hide: true } }, async () => ({ message: "Server is running!" }));
-  const requireApiKey = createApiKeyAuth(apiKeys);
+  const authFailures = createRateCounter(config.redisUrl);
+  app.addHook("onClose", () => authFailures.close());
+  const requireApiKey = createApiKeyAuth(
+    apiKeys,
+    createFailedCredentials({ counter: authFailures, service: "wearables", limit: failureLimitOf(config) }),
+  );
   await app.register(
     async (api) => {
       api.addHook("onRequest", requireApiKey);

@@ -59,12 +59,13 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     description: string,
-    options?: ErrorOptions,
+    /** `statusCode` overrides the code's status (429 for a client address over the failed-credentials limit). */
+    options?: ErrorOptions & { statusCode?: number },
   ) {
     const safe = toErrorDescription(description);
     super(`${error}: ${safe}`, options);
     this.description = safe;
-    this.statusCode = oauthErrorStatus(error);
+    this.statusCode = options?.statusCode ?? oauthErrorStatus(error);
   }
 
   /** The RFC 6749 §5.2 body (and the parameters of an authorization error redirect, without `state`). */

@@ -3,6 +3,7 @@
  * starts it (every host on an ephemeral port, a fresh database), with helpers to create users and clients and
  * a small HTTP client that keeps cookies and does not follow redirects, as a browser session would.
  */
+import type { Config } from "@platform/kernel";
 import { startTestService } from "@platform/kernel/testing";
 import { brokerageService } from "../index.ts";
 import type { BrokerageServices } from "../services/index.ts";
@@ -20,11 +21,7 @@ export interface AuthHost {
   close(): Promise<void>;
 }
 
-export async function startAuthHost({
-  config = {},
-}: {
-  config?: { brokerageAuthUrl?: string };
-} = {}): Promise<AuthHost> {
+export async function startAuthHost({ config = {} }: { config?: Partial<Config> } = {}): Promise<AuthHost> {
   const s = await startTestService(brokerageService, { config });
   const { services } = s.instance;
   let users = 0;

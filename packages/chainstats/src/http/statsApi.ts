@@ -1,5 +1,11 @@
 /** `GET /v2/api?module=stats&action=<daily action>&chainid&startdate&enddate&sort&apikey`. */
-import type { ApiKeyStore, HttpServer, RateCounter } from "@platform/kernel";
+import {
+  type ApiKeyStore,
+  type FailedCredentials,
+  type HttpServer,
+  type RateCounter,
+  TOO_MANY_FAILURES_MESSAGE,
+} from "@platform/kernel";
 import { Type } from "typebox";
 import { DAILY_ACTIONS, isDailyAction } from "../domain/dailyStats.ts";
 import { parseUtcDate } from "../domain/dates.ts";
@@ -49,6 +55,11 @@ const Envelope = Type.Object(
 export interface StatsApiDependencies {
   apiKeys: ApiKeyStore;
   rateCounter: RateCounter;
+  /**
+   * Invalid keys per client address (kernel's limit): over it, HTTP 429 with `Retry-After` and the envelope,
+   * before the key is looked up (the one error of this API that is not HTTP 200: clients must back off).
+   */
+  failedCredentials: FailedCredentials;
   repository: BlocksRepository;
   /** Chain ids this deployment indexes. */
   chainIds: () => number[];
@@ -80,14 +91,19 @@ export function registerStatsApi(app: HttpServer, deps: StatsApiDependencies) {
           'Errors are HTTP 200 with `status: "0"`, `message: "NOTOK"` and the error text in `result`. ' +
           "Days without indexed blocks have no record; an empty range answers `No records found`.",
         querystring: Query,
-        response: { 200: Envelope },
+        response: { 200: Envelope, 429: Envelope },
       },
     },
     async (request, reply) => {
       const q = request.query;
       if (!q.apikey) return notOk(ERRORS.missingKey);
+      const wait = await deps.failedCredentials.retryAfterSec(request.ip);
+      if (wait > 0) return reply.code(429).header("Retry-After", String(wait)).send(notOk(TOO_MANY_FAILURES_MESSAGE));
       const key = await deps.apiKeys.verify("chainstats", q.apikey);
-      if (!key) return notOk(ERRORS.invalidKey);
+      if (!key) {
+        await deps.failedCredentials.recordFailure(request.ip);
+        return notOk(ERRORS.invalidKey);
+      }
       const limited = await checkLimits(deps.rateCounter, key.id, key.plan);
       if (limited) return notOk(limited);
 

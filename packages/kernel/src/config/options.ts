@@ -14,7 +14,9 @@ import {
   parseInt_,
   parseList,
   parseString,
+  parseTrustProxy,
   parseUrl,
+  type TrustProxy,
 } from "./parsers.ts";
 
 export interface OptionDef<T> {
@@ -80,6 +82,26 @@ export const options = {
     default: 10_000,
     description: "How long a graceful shutdown waits for in-flight requests before closing them.",
     parse: parseInt_(0, 600_000),
+  }),
+  trustProxy: option<TrustProxy>({
+    env: "TRUST_PROXY",
+    default: false,
+    description:
+      "Proxies whose X-Forwarded-For/-Proto/-Host are believed (Fastify's trustProxy): false = none, the socket's address is the client; a hop count (`1` behind one balancer); a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (`127.0.0.1,10.0.0.0/8`); true = every hop (only when nothing but the proxy reaches the ports). Throttles, rate limits, access logs and Secure cookies use the client address and protocol it yields.",
+    parse: parseTrustProxy,
+  }),
+  authFailureLimit: option({
+    env: "AUTH_FAILURE_LIMIT",
+    default: 20,
+    description:
+      "Failed credentials (API keys, bearer tokens, key pairs, OAuth client secrets and grants) allowed per client address within AUTH_FAILURE_WINDOW_SEC, in every service; further attempts from that address get 429 with Retry-After, without a database lookup. Shared through Redis when `REDIS_URL` is set.",
+    parse: parseInt_(1, 1_000_000),
+  }),
+  authFailureWindowSec: option({
+    env: "AUTH_FAILURE_WINDOW_SEC",
+    default: 300,
+    description: "The sliding window of AUTH_FAILURE_LIMIT, in seconds.",
+    parse: parseInt_(1, 86_400),
   }),
   apiKeyCacheTtlMs: option({
     env: "API_KEY_CACHE_TTL_MS",

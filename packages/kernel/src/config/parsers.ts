@@ -1,4 +1,5 @@
 /** Parsers for configuration values; each throws a message that completes "<ENV> ...". */
+import { isIP } from "node:net";
 
 /** An option with a value it cannot take; the message names the option and says why. */
 export class ConfigError extends Error {
@@ -93,4 +94,45 @@ export const parseChainPorts = (raw: string): Record<number, number> => {
     out[chainId] = parseInt_(0, 65535)(port);
   }
   return out;
+};
+
+/** Which proxies are believed about the client (`X-Forwarded-For`, `-Proto`, `-Host`): Fastify's `trustProxy`. */
+export type TrustProxy = boolean | number | string[];
+
+/** proxy-addr's names of address ranges, accepted in a TRUST_PROXY list. */
+const PROXY_RANGE_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * `false` (or `0`): no proxy, the socket's address is the client; `true`: every hop is trusted (only when
+ * nothing but the proxy can reach the port); a hop count `1`..: that many proxies in front; or a comma-separated
+ * list of addresses, CIDR ranges and proxy-addr names (`loopback`, `linklocal`, `uniquelocal`) whose forwarding
+ * headers are believed.
+ */
+export const parseTrustProxy = (raw: string): TrustProxy => {
+  const v = raw.trim().toLowerCase();
+  if (["false", "off", "no", "0"].includes(v)) return false;
+  if (["true", "on", "yes"].includes(v)) return true;
+  if (/^\d+$/.test(v)) return parseInt_(1, 100)(v);
+  const entries = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) throw new ConfigError("must not be empty");
+  for (const entry of entries) {
+    if (PROXY_RANGE_NAMES.includes(entry)) continue;
+    const [address = "", prefix, ...rest] = entry.split("/");
+    const family = isIP(address);
+    const maxPrefix = family === 4 ? 32 : 128;
+    const prefixOk =
+      prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= maxPrefix) ||
+      // proxy-addr also takes an IPv4 netmask (`10.0.0.0/255.0.0.0`).
+      (family === 4 && isIP(prefix) === 4);
+    if (family === 0 || rest.length > 0 || !prefixOk) {
+      throw new ConfigError(
+        `must be true, false, a hop count or a comma-separated list of addresses, CIDR ranges, loopback, linklocal or uniquelocal (bad entry "${entry}")`,
+      );
+    }
+  }
+  return entries;
 };

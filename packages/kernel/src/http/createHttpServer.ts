@@ -15,6 +15,7 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from "fastify";
+import type { TrustProxy } from "../config/parsers.ts";
 import type { Logger } from "../log/logger.ts";
 import type { BodyLeniency } from "./bodyLeniency.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
@@ -49,6 +50,12 @@ export interface CreateHttpServerParameters {
    * that does not accept it are refused). Scopes with parsers of their own (forms) are not affected.
    */
   bodies?: BodyLeniency;
+  /**
+   * Proxies whose `X-Forwarded-For`/`-Proto`/`-Host` are believed (the `TRUST_PROXY` option, Fastify's
+   * `trustProxy`): `request.ip`, `request.protocol` and the access log's client address follow them. Default
+   * false: the socket's peer is the client and forwarding headers are ignored.
+   */
+  trustProxy?: TrustProxy;
 }
 
 export type { OpenApiErrors, OpenApiTag };
@@ -91,11 +98,22 @@ const SYSTEM_TAG: OpenApiTag = { name: "System", description: "Liveness of the s
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Fastify's `trustProxy` for a TRUST_PROXY value. A hop count n trusts the n nearest hops, whoever they are
+ * (proxy-addr's `(address, i) => i < n`): Fastify 5.12 answers a bare number by trusting nothing, so it is
+ * given as that function here. Like `true`, it is only safe when nothing but the proxies reaches the port.
+ */
+function trustProxyOf(trustProxy: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trustProxy !== "number") return trustProxy;
+  return (_address, hop) => hop < trustProxy;
+}
+
 export async function createHttpServer(parameters: CreateHttpServerParameters): Promise<HttpServer> {
   const requestIdHeader = parameters.requestIdHeader ?? "x-request-id";
   const app = Fastify({
     loggerInstance: parameters.logger,
     bodyLimit: parameters.bodyLimit,
+    trustProxy: trustProxyOf(parameters.trustProxy ?? false),
     requestIdHeader: false,
     genReqId: (req) => {
       const incoming = req.headers[requestIdHeader];
@@ -124,7 +142,10 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
   });
   app.addHook("onResponse", async (request, reply) => {
     if (!parameters.logger.isLevelEnabled("info")) return;
-    request.log.info({ req: request, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, "request");
+    request.log.info(
+      { req: request, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      "request",
+    );
   });
 
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {

@@ -4,7 +4,13 @@
  * then this definition is that service. `now` fixes the body summary's clock.
  */
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { createHttpServer, type ServiceDefinition } from "@platform/kernel";
+import {
+  createFailedCredentials,
+  createHttpServer,
+  createMemoryRateCounter,
+  failureLimitOf,
+  type ServiceDefinition,
+} from "@platform/kernel";
 import { BASE_PATH, wearablesService } from "../index.ts";
 import { createSummariesService } from "../services/summaries.ts";
 import { createSummariesRepository } from "../store/summariesRepository.ts";
@@ -32,7 +38,14 @@ export function summariesTestService(now: () => number): ServiceDefinition {
               tags: openapiTags,
             },
           });
-          const requireApiKey = createApiKeyAuth(context.apiKeys);
+          const requireApiKey = createApiKeyAuth(
+            context.apiKeys,
+            createFailedCredentials({
+              counter: createMemoryRateCounter(),
+              service: "wearables",
+              limit: failureLimitOf(context.config),
+            }),
+          );
           const summaries = createSummariesService({ repository: createSummariesRepository(context.db), now });
           await app.register(
             async (api) => {

@@ -6,7 +6,14 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createHttpServer, type ServiceDefinition, type ServiceInstance } from "@platform/kernel";
+import {
+  createFailedCredentials,
+  createHttpServer,
+  createMemoryRateCounter,
+  failureLimitOf,
+  type ServiceDefinition,
+  type ServiceInstance,
+} from "@platform/kernel";
 import { apiKeySecuritySchemes, createApiKeyAuth } from "../http/apiKeyAuth.ts";
 import { formatError } from "../http/errorFormat.ts";
 import { importsTag } from "../http/openapiTags.ts";
@@ -45,7 +52,14 @@ export function importsTestService(maxUploadBytes = 4 * 1024 * 1024): ServiceDef
               security: [{ ServiceApiKey: [] }],
             },
           });
-          const requireApiKey = createApiKeyAuth(apiKeys);
+          const requireApiKey = createApiKeyAuth(
+            apiKeys,
+            createFailedCredentials({
+              counter: createMemoryRateCounter(),
+              service: "wearables",
+              limit: failureLimitOf(config),
+            }),
+          );
           await app.register(
             async (api) => {
               api.addHook("onRequest", requireApiKey);

@@ -8,12 +8,18 @@
  * key pair), with the `X-Ratelimit-*` headers and the anchor's 429. Who the credential is comes from
  * services/dataPrincipals.ts, as for the streams.
  */
-import { HttpError } from "@platform/kernel";
+import { type FailedCredentials, HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { DataPrincipal, DataPrincipals } from "../../services/dataPrincipals.ts";
 import { alpacaCode, NOT_AUTHORIZED } from "../trading/errorFormat.ts";
 import type { TradingRateLimit } from "../trading/rateLimit.ts";
-import { countRequest, credentialOf, refuseCredential, refuseScope } from "../trading/requestCredentials.ts";
+import {
+  countRequest,
+  credentialOf,
+  refuseCredential,
+  refuseIfThrottled,
+  refuseScope,
+} from "../trading/requestCredentials.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -27,6 +33,8 @@ export interface MarketDataAuthParameters {
   principals: DataPrincipals;
   /** The per-credential request limit (the data API's budget); without it nothing is counted. */
   rateLimit?: TradingRateLimit;
+  /** Unknown tokens and key pairs per client address (kernel's limit; 429 over it); none counted without. */
+  failedCredentials?: FailedCredentials;
 }
 
 /** The principal of a request that passed the hook. */
@@ -36,14 +44,18 @@ export function dataPrincipalOf(request: FastifyRequest): DataPrincipal {
 }
 
 /** The onRequest hook of the data host's routes. */
-export function createMarketDataAuth({ principals, rateLimit }: MarketDataAuthParameters) {
+export function createMarketDataAuth({ principals, rateLimit, failedCredentials }: MarketDataAuthParameters) {
   return async function marketDataAuth(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const credential = credentialOf(request, reply);
+    await refuseIfThrottled(failedCredentials, request, reply);
     const principal =
       credential.kind === "token"
         ? await principals.byAccessToken(credential.token)
         : await principals.byKeyPair(credential.keyId, credential.secret);
-    if (!principal) refuseCredential(reply, credential.kind === "token" ? "invalid_token" : undefined);
+    if (!principal) {
+      await failedCredentials?.recordFailure(request.ip);
+      refuseCredential(reply, credential.kind === "token" ? "invalid_token" : undefined);
+    }
     await countRequest(reply, rateLimit, credential);
     if (!principal.scopes.includes("data")) refuseScope(reply, "data");
     request.marketData = principal;

@@ -4,6 +4,8 @@
  * body), never both at once (RFC 6749 §2.3). Every failure is `invalid_client` (401), except a request that
  * mixes the two methods, which is malformed (`invalid_request`).
  */
+import type { FailedCredentials } from "@platform/kernel";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import { OAuthError } from "../../domain/oauthErrors.ts";
 import { type FormParameters, MAX_PARAMETER_LENGTH } from "./formEndpoint.ts";
 
@@ -83,4 +85,28 @@ export async function authenticateClient(
   const client = await clients.authenticate(clientId, clientSecret);
   if (!client) throw invalidClient("client authentication failed");
   return client.client_id;
+}
+
+/**
+ * Runs the handling of a token or revocation request under kernel's limit on failed credentials per client
+ * address: over it, 429 `temporarily_unavailable` with `Retry-After` before the client is looked up;
+ * `invalid_client` (client authentication failed) and `invalid_grant` (a wrong code) count as failures.
+ * Without a limit (`failedCredentials` undefined) it just runs `handle`.
+ */
+export async function underFailureLimit<T>(
+  failedCredentials: FailedCredentials | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  handle: () => Promise<T>,
+): Promise<T> {
+  if (!failedCredentials) return handle();
+  await failedCredentials.assertAllowed(request, reply);
+  try {
+    return await handle();
+  } catch (error) {
+    if (error instanceof OAuthError && (error.error === "invalid_client" || error.error === "invalid_grant")) {
+      await failedCredentials.recordFailure(request.ip);
+    }
+    throw error;
+  }
 }

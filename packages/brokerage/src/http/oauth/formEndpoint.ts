@@ -68,6 +68,8 @@ function toOAuthError(error: unknown, request: FastifyRequest): OAuthError {
     return new OAuthError("invalid_request", `request body is larger than ${FORM_BODY_LIMIT} bytes`);
   }
   const http = toHttpError(error);
+  // Too many failed credentials from the client's address (kernel's limit; Retry-After is already set).
+  if (http.statusCode === 429) return new OAuthError("temporarily_unavailable", http.message, { statusCode: 429 });
   if (http.statusCode >= 500) return new OAuthError("server_error", "internal server error");
   return new OAuthError("invalid_request", http.message);
 }

@@ -5,12 +5,12 @@
  * `token_type_hint` is accepted and ignored: access tokens are the only kind there is, and RFC 7009 §2.1
  * has the server search every kind anyway.
  */
-import type { HttpServer } from "@platform/kernel";
+import type { FailedCredentials, HttpServer } from "@platform/kernel";
 import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { OAuthError } from "../../domain/oauthErrors.ts";
 import type { TokensService } from "../../services/tokens.ts";
-import { authenticateClient, type ClientAuthenticator } from "./clientAuthentication.ts";
+import { authenticateClient, type ClientAuthenticator, underFailureLimit } from "./clientAuthentication.ts";
 import { FORM_BODY_LIMIT, FormParameter, formOf, OAuthErrorBody, registerFormEndpoint } from "./formEndpoint.ts";
 
 const RevocationRequest = Type.Object({
@@ -22,7 +22,16 @@ const RevocationRequest = Type.Object({
 
 export function registerRevocationRoute(
   app: HttpServer,
-  { tokens, clients }: { tokens: Pick<TokensService, "revoke">; clients: ClientAuthenticator },
+  {
+    tokens,
+    clients,
+    failedCredentials,
+  }: {
+    tokens: Pick<TokensService, "revoke">;
+    clients: ClientAuthenticator;
+    /** Failed client authentications per client address (kernel's limit); none counted without. */
+    failedCredentials?: FailedCredentials;
+  },
 ) {
   registerFormEndpoint(app, (scope) => {
     scope.post(
@@ -43,18 +52,20 @@ export function registerRevocationRoute(
             200: Type.Null({ description: "The token is not (or no longer) valid for this client." }),
             400: OAuthErrorBody,
             401: OAuthErrorBody,
+            429: OAuthErrorBody,
             500: OAuthErrorBody,
           },
         },
       },
-      async (request, reply) => {
-        const form = formOf(request);
-        const clientId = await authenticateClient(clients, request.headers.authorization, form);
-        if (form.token === undefined) throw new OAuthError("invalid_request", "token is required");
-        await tokens.revoke(form.token, clientId);
-        // An empty body (the typed reply would serialise `null`): RFC 7009 §2.2 conveys it all in the status.
-        return (reply as FastifyReply).code(200).send();
-      },
+      async (request, reply) =>
+        underFailureLimit(failedCredentials, request, reply as FastifyReply, async () => {
+          const form = formOf(request);
+          const clientId = await authenticateClient(clients, request.headers.authorization, form);
+          if (form.token === undefined) throw new OAuthError("invalid_request", "token is required");
+          await tokens.revoke(form.token, clientId);
+          // An empty body (the typed reply would serialise `null`): RFC 7009 §2.2 conveys it all in the status.
+          return (reply as FastifyReply).code(200).send();
+        }),
     );
   });
 }

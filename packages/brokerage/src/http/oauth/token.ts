@@ -4,12 +4,13 @@
  * → `grant_type` → `code`, `redirect_uri`, `code_verifier` present and well-formed → the exchange (tokens
  * service). Success is exactly Alpaca's `{access_token, token_type: "bearer", scope}`; errors RFC 6749 §5.2.
  */
-import type { HttpServer } from "@platform/kernel";
+import type { FailedCredentials, HttpServer } from "@platform/kernel";
+import type { FastifyReply } from "fastify";
 import { Type } from "typebox";
 import { OAuthError } from "../../domain/oauthErrors.ts";
 import { CODE_VERIFIER } from "../../domain/pkce.ts";
 import type { TokensService } from "../../services/tokens.ts";
-import { authenticateClient, type ClientAuthenticator } from "./clientAuthentication.ts";
+import { authenticateClient, type ClientAuthenticator, underFailureLimit } from "./clientAuthentication.ts";
 import { FORM_BODY_LIMIT, FormParameter, formOf, OAuthErrorBody, registerFormEndpoint } from "./formEndpoint.ts";
 
 const TokenRequest = Type.Object({
@@ -41,7 +42,16 @@ const invalidRequest = (description: string) => new OAuthError("invalid_request"
 
 export function registerTokenRoute(
   app: HttpServer,
-  { tokens, clients }: { tokens: Pick<TokensService, "exchangeCode">; clients: ClientAuthenticator },
+  {
+    tokens,
+    clients,
+    failedCredentials,
+  }: {
+    tokens: Pick<TokensService, "exchangeCode">;
+    clients: ClientAuthenticator;
+    /** Failed client authentications and grants per client address (kernel's limit); none counted without. */
+    failedCredentials?: FailedCredentials;
+  },
 ) {
   registerFormEndpoint(app, (scope) => {
     scope.post(
@@ -60,24 +70,31 @@ export function registerTokenRoute(
           security: [],
           consumes: ["application/x-www-form-urlencoded"],
           body: TokenRequest,
-          response: { 200: AccessTokenGrantBody, 400: OAuthErrorBody, 401: OAuthErrorBody, 500: OAuthErrorBody },
+          response: {
+            200: AccessTokenGrantBody,
+            400: OAuthErrorBody,
+            401: OAuthErrorBody,
+            429: OAuthErrorBody,
+            500: OAuthErrorBody,
+          },
         },
       },
-      async (request) => {
-        const form = formOf(request);
-        const clientId = await authenticateClient(clients, request.headers.authorization, form);
-        const { grant_type: grantType, code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
-        if (grantType === undefined) throw invalidRequest("grant_type is required");
-        if (grantType !== "authorization_code") {
-          throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
-        }
-        if (code === undefined) throw invalidRequest("code is required");
-        if (redirectUri === undefined) throw invalidRequest("redirect_uri is required");
-        if (codeVerifier !== undefined && !CODE_VERIFIER.test(codeVerifier)) {
-          throw invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1)");
-        }
-        return tokens.exchangeCode({ code, clientId, redirectUri, codeVerifier });
-      },
+      async (request, reply) =>
+        underFailureLimit(failedCredentials, request, reply as FastifyReply, async () => {
+          const form = formOf(request);
+          const clientId = await authenticateClient(clients, request.headers.authorization, form);
+          const { grant_type: grantType, code, redirect_uri: redirectUri, code_verifier: codeVerifier } = form;
+          if (grantType === undefined) throw invalidRequest("grant_type is required");
+          if (grantType !== "authorization_code") {
+            throw new OAuthError("unsupported_grant_type", "grant_type must be authorization_code");
+          }
+          if (code === undefined) throw invalidRequest("code is required");
+          if (redirectUri === undefined) throw invalidRequest("redirect_uri is required");
+          if (codeVerifier !== undefined && !CODE_VERIFIER.test(codeVerifier)) {
+            throw invalidRequest("code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636 4.1)");
+          }
+          return tokens.exchangeCode({ code, clientId, redirectUri, codeVerifier });
+        }),
     );
   });
 }

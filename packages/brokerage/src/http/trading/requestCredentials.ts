@@ -4,7 +4,7 @@
  * the anchor's 401 with RFC 6750 §3's challenge, and counting a request against its credential's rate limit
  * with the `X-Ratelimit-*` headers and the anchor's 429.
  */
-import { HttpError } from "@platform/kernel";
+import { type FailedCredentials, HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { alpacaCode, NOT_AUTHORIZED, SCOPE_NOT_AUTHORIZED } from "./errorFormat.ts";
 import { bearerRateKey, keyPairRateKey, TOO_MANY_REQUESTS, type TradingRateLimit } from "./rateLimit.ts";
@@ -22,6 +22,22 @@ const headerValue = (request: FastifyRequest, name: string): string | undefined 
   const value = request.headers[name];
   return typeof value === "string" && value !== "" ? value : undefined;
 };
+
+/**
+ * Refuses, before any lookup, a request from an address over kernel's limit on failed credentials: 429 with
+ * the anchor's body `{"code":42910000,"message":"too many requests"}` and `Retry-After`.
+ */
+export async function refuseIfThrottled(
+  failedCredentials: FailedCredentials | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  if (!failedCredentials) return;
+  const wait = await failedCredentials.retryAfterSec(request.ip);
+  if (wait === 0) return;
+  reply.header("Retry-After", String(wait));
+  throw new HttpError(429, TOO_MANY_REQUESTS, String(alpacaCode(429)));
+}
 
 /** Answers 401 `request is not authorized` with the challenge `Bearer realm="brokerage"[, error=…]`. */
 export function refuseCredential(reply: FastifyReply, error?: "invalid_request" | "invalid_token"): never {

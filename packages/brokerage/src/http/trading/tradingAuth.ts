@@ -14,14 +14,14 @@
  * `{"code":42910000,"message":"too many requests"}` with `Retry-After`. Requests that fail to authenticate are
  * not counted (they are 401s, and there is no credential to count them against).
  */
-import { HttpError } from "@platform/kernel";
+import { type FailedCredentials, HttpError } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { requiredScope, SCOPES, type Scope } from "../../domain/scopes.ts";
 import type { AccountRow } from "../../store/accountsRepository.ts";
 import { alpacaCode, NOT_AUTHORIZED } from "./errorFormat.ts";
 import type { TradingRateLimit } from "./rateLimit.ts";
-import { countRequest, credentialOf, refuseCredential, refuseScope } from "./requestCredentials.ts";
+import { countRequest, credentialOf, refuseCredential, refuseIfThrottled, refuseScope } from "./requestCredentials.ts";
 
 /** Who a trading request acts for, set by the hook on every request of the trading routes. */
 export interface TradingPrincipal {
@@ -57,6 +57,11 @@ export interface TradingAuthParameters {
    * both); without it nothing is counted.
    */
   rateLimit?: TradingRateLimit;
+  /**
+   * Unknown tokens and key pairs per client address (kernel's limit): over it, the anchor's 429 with
+   * `Retry-After` before the credential is looked up. Without it nothing is counted.
+   */
+  failedCredentials?: FailedCredentials;
 }
 
 /** OpenAPI security schemes of the trading hosts, and the requirement every operation carries. */
@@ -74,16 +79,27 @@ export function principalOf(request: FastifyRequest): TradingPrincipal {
 }
 
 /** The onRequest hook of the trading routes of the host of environment `env`. */
-export function createTradingAuth({ env, accountForBearer, keyPairs, rateLimit }: TradingAuthParameters) {
+export function createTradingAuth({
+  env,
+  accountForBearer,
+  keyPairs,
+  rateLimit,
+  failedCredentials,
+}: TradingAuthParameters) {
+  const refuse = async (request: FastifyRequest, reply: FastifyReply, error?: "invalid_token"): Promise<never> => {
+    await failedCredentials?.recordFailure(request.ip);
+    return refuseCredential(reply, error);
+  };
   async function authenticate(request: FastifyRequest, reply: FastifyReply) {
     const credential = credentialOf(request, reply);
+    await refuseIfThrottled(failedCredentials, request, reply);
     if (credential.kind === "token") {
       const grant = await accountForBearer(credential.token, env);
-      if (!grant || grant.account.env !== env) refuseCredential(reply, "invalid_token");
+      if (!grant || grant.account.env !== env) return refuse(request, reply, "invalid_token");
       return { credential, principal: { account: grant.account, scopes: grant.scopes, via: "oauth" } as const };
     }
     const account = await keyPairs.authenticate(credential.keyId, credential.secret);
-    if (!account || account.env !== env) refuseCredential(reply);
+    if (!account || account.env !== env) return refuse(request, reply);
     return { credential, principal: { account, scopes: SCOPES, via: "key" } as const };
   }
 
