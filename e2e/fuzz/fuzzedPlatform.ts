@@ -94,6 +94,9 @@ export async function startFuzzedPlatform(): Promise<FuzzedPlatform> {
     // The fuzzer sends thousands of requests with one key pair: the anchor's 200 a minute would answer 429
     // to nearly all of them and hide every route behind the limiter.
     BROKERAGE_RATE_LIMIT: "1000000",
+    // Likewise its hundreds of wrong credentials from one address would soon be answered 429 before the key is
+    // even read (every service's failed-credentials limit), hiding the routes' own answers.
+    AUTH_FAILURE_LIMIT: "1000000",
     ...(process.env.FUZZ_BACKFILL_DAYS ? { BROKERAGE_DATA_BACKFILL_DAYS: process.env.FUZZ_BACKFILL_DAYS } : {}),
     LOG_LEVEL: "warn",
   });

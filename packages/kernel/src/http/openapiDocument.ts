@@ -170,6 +170,11 @@ const KERNEL_ERRORS: {
     error: () => new HttpError(400, "Request body is not valid JSON", "INVALID_BODY"),
   },
   { applies: ({ secured }) => secured, error: () => new HttpError(401, "Missing or invalid credentials") },
+  // Too many failed credentials from the client's address (limits/failedCredentials.ts, in every service).
+  {
+    applies: ({ secured }) => secured,
+    error: () => new HttpError(429, "Too many failed authentication attempts from this address; retry later"),
+  },
   {
     applies: ({ path }) => path.includes("{"),
     error: () => new HttpError(404, "Not found", "NOT_FOUND"),
