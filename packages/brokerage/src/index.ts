@@ -215,6 +215,8 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         slots: dataStreamSlots(),
         hub: marketFeedHub(),
         logger: log.child({ host, component: "data-stream" }),
+        // The REST routes' limit: a credential guessed over the stream spends the same allowance.
+        failedCredentials,
       });
     } else if (host === "auth") {
       // First: it sets the pages' security headers (CSP, frame-ancestors) on every answer of this host.
@@ -247,6 +249,7 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         keyPairs: services.keyPairs,
         hub: tradeUpdatesHub(),
         logger: log.child({ host, component: "stream" }),
+        failedCredentials,
       });
     }
     listening.set(host, app);

@@ -32,17 +32,19 @@ export interface ConnectTradeStreamOptions {
   msgpack?: boolean;
   /** Answer the server's pings (default true; false plays a dead peer). */
   autoPong?: boolean;
+  /** Headers of the handshake (e.g. `X-Forwarded-For` behind a trusted proxy). */
+  headers?: Record<string, string>;
 }
 
 /** Opens `url` (`ws://host:port/stream`); resolves once the handshake is done. */
 export async function connectTradeStream(
   url: string,
-  { msgpack = false, autoPong = true }: ConnectTradeStreamOptions = {},
+  { msgpack = false, autoPong = true, headers }: ConnectTradeStreamOptions = {},
 ): Promise<TradeStreamClient> {
   const client = await connectSocketTestClient<ReceivedMessage>(
     url,
     ({ decoded, binary }) => [{ message: decoded as Record<string, unknown>, binary }],
-    { msgpack, autoPong },
+    { msgpack, autoPong, headers },
   );
   return {
     ...client,

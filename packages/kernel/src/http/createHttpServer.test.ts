@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { Writable } from "node:stream";
 import { Type } from "typebox";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -165,6 +166,102 @@ describe("createHttpServer", () => {
     await closing;
     await expect(fetch(`${url}/slow`)).rejects.toThrow();
     app = undefined;
+  });
+
+  it("answers a request arriving while it closes 503 in the service's format, with Connection: close", async () => {
+    const { lines, logger } = captureLogs();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => {
+      entered = r;
+    });
+    let closeStarted!: () => void;
+    const closingNow = new Promise<void>((r) => {
+      closeStarted = r;
+    });
+    let reached = 0;
+    await start((a) => {
+      a.get("/slow", async () => {
+        entered();
+        await gate;
+        return { done: true };
+      });
+      a.get("/x", async () => {
+        reached++;
+        return { ok: true };
+      });
+      // After the server's own preClose hook (registered first): the closing state is set when this runs.
+      a.addHook("preClose", async () => closeStarted());
+    }, logger);
+    const server = app as HttpServer;
+    const secondParsed = new Promise<void>((r) => {
+      server.server.on("request", (req) => {
+        if (req.url === "/x") r();
+      });
+    });
+    // One kept-alive connection: busy with /slow, so the close does not cut it, and the next request on it
+    // arrives while the server closes (a new connection would be refused once the listener is closed).
+    const socket = connect((server.server.address() as { port: number }).port, "127.0.0.1");
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += String(chunk);
+    });
+    const socketClosed = new Promise<void>((r) => socket.on("close", () => r()));
+    socket.write("GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    await inHandler;
+    const closing = closeGracefully(server, 5_000);
+    await closingNow;
+    socket.write("GET /x HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: second-1\r\n\r\n");
+    await secondParsed;
+    release();
+    await socketClosed;
+    await closing;
+    app = undefined;
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    const [head = "", body] = (second as string).split("\r\n\r\n");
+    expect(head.toLowerCase()).toContain("connection: close");
+    expect(head.toLowerCase()).toContain("content-type: application/json");
+    expect(head.toLowerCase()).toContain("x-request-id: second-1");
+    expect(JSON.parse(body as string)).toEqual({ error: "Service unavailable", code: "SERVICE_UNAVAILABLE" });
+    expect(reached).toBe(0);
+    // An expected refusal: the access log records it, no error is logged.
+    await vi.waitFor(() => expect(lines.join("")).toContain('"status":503'));
+    expect(lines.join("")).not.toContain('"level":"error"');
+  });
+
+  it("answers 503 in the service's format on a new connection while a preClose hook holds the close", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let closeStarted!: () => void;
+    const closingNow = new Promise<void>((r) => {
+      closeStarted = r;
+    });
+    const url = await start((a) => {
+      a.get("/x", async () => ({ ok: true }));
+      // As the WebSocket routes' preClose (closing their sockets with a grace): the listener is still open.
+      a.addHook("preClose", async () => {
+        closeStarted();
+        await gate;
+      });
+    });
+    const closing = closeGracefully(app as HttpServer, 5_000);
+    await closingNow;
+    const refused = await fetch(`${url}/x`, { headers: { "x-request-id": "during-close" } });
+    release();
+    await closing;
+    app = undefined;
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(refused.headers.get("x-request-id")).toBe("during-close");
+    expect(await refused.json()).toEqual({ error: "Service unavailable", code: "SERVICE_UNAVAILABLE" });
   });
 
   it("never logs credentials", async () => {

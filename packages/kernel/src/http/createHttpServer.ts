@@ -98,6 +98,9 @@ const SYSTEM_TAG: OpenApiTag = { name: "System", description: "Liveness of the s
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The message of the 503 a request arriving while the server closes gets (as the OpenAPI example's). */
+const SHUTTING_DOWN_MESSAGE = "Service unavailable";
+
 /**
  * Fastify's `trustProxy` for a TRUST_PROXY value. A hop count n trusts the n nearest hops, whoever they are
  * (proxy-addr's `(address, i) => i < n`): Fastify 5.12 answers a bare number by trusting nothing, so it is
@@ -121,7 +124,9 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     },
     // One access-log line per request (the onResponse hook below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
-    return503OnClosing: true,
+    // Fastify's own 503 while closing has its own body, not the service's: the onRequest hook below answers it.
+    // Fastify still sets `Connection: close` on every request that arrives while closing.
+    return503OnClosing: false,
     forceCloseConnections: "idle",
     // A URL the router cannot read (bad percent-encoding, a path parameter over the length limit) is answered
     // before any route or error handler: in the service's error format too. No route context, so no serializer.
@@ -137,8 +142,22 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
   app.setValidatorCompiler(createValidatorCompiler(bodies));
   registerJsonParsers(app, bodies);
 
+  // From the first step of `close()` (before the sockets' grace and the in-flight requests' end), a request is
+  // answered 503 in the service's error format, as the OpenAPI documents declare, without running its route:
+  // a load balancer sends it elsewhere. The first preClose hook, so no other hook's wait delays it.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onRequest", async (request, reply) => {
     reply.header(requestIdHeader, request.id);
+    if (closing) throw new HttpError(503, SHUTTING_DOWN_MESSAGE, "SERVICE_UNAVAILABLE");
+  });
+  // A connection whose request was in flight when the close began is closed once it is idle again: Node closes
+  // only the connections idle at that moment, so a client's keep-alive would hold the close to its timeout.
+  // Not by `Connection: close` on that answer: a request already sent behind it gets its 503 first.
+  app.addHook("onResponse", async () => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
   app.addHook("onResponse", async (request, reply) => {
     if (!parameters.logger.isLevelEnabled("info")) return;
@@ -150,7 +169,9 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
 
   const sendError = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const httpError = toHttpError(error);
-    if (httpError.statusCode >= 500) request.log.error({ err: error }, "request failed");
+    // A refusal while closing is expected (the access log line records it), not a failure.
+    const refusedClosing = closing && httpError.statusCode === 503;
+    if (httpError.statusCode >= 500 && !refusedClosing) request.log.error({ err: error }, "request failed");
     const { statusCode, body, headers } = parameters.formatError(httpError, request);
     if (headers) reply.headers(headers);
     return reply.code(statusCode).type("application/json; charset=utf-8").send(body);

@@ -11,6 +11,13 @@
  *   407 slow client, 409 insufficient subscription (sip on plan basic, at authentication, as the anchor's
  *   "error during authentication"), 411 insufficient scope (an OAuth token without `data`), 500 (1011).
  *   The others (400, 401, 403, 405, 410) are answered and the connection stays open, state unchanged.
+ * - Failed credentials (a token or key pair that is looked up and not found, by `auth` or the handshake's
+ *   headers) count against the client address as the data host's REST authentication does (kernel's limit,
+ *   the same counters: one allowance for both). Over the limit, authentication is refused before any lookup
+ *   with 402 `auth failed`, then close: the anchor's codes have no "too many attempts" (its 405 is the symbol
+ *   limit, 406 the connection limit, which a client may retry differently), and 402 is the refusal of the
+ *   credentials a client already handles. A missing credential, a token without `data` (411) or a user
+ *   without stream settings do not count, as on REST.
  * - Symbols: well-formed for the feed (tickers on stock feeds, `BASE/QUOTE` on crypto) or 400 for the whole
  *   message (the anchor answers `BTCUSD` on the crypto feed so); a well-formed unknown symbol is accepted and
  *   listed, and receives nothing, as the anchor's.
@@ -126,7 +133,12 @@ export function serveDataStream(
 
   async function authenticate(credentials: DataCredentials | undefined): Promise<void> {
     if (user) return fail(403);
-    const identity = credentials && (await identify(credentials));
+    if (!credentials) return fail(402);
+    const limit = options.failedCredentials;
+    // Before any lookup: an address over the limit learns nothing about its guess, and costs no query.
+    if (limit && (await limit.retryAfterSec(request.ip)) > 0) return fail(402);
+    const identity = await identify(credentials);
+    if (!identity) await limit?.recordFailure(request.ip);
     if (closing) return;
     if (!identity) return fail(402);
     if (!identity.scopes.includes("data")) return fail(411);

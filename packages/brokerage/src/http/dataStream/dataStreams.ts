@@ -10,7 +10,7 @@
  * their slots to be released.
  */
 import websocket from "@fastify/websocket";
-import type { HttpServer, Logger } from "@platform/kernel";
+import type { FailedCredentials, HttpServer, Logger } from "@platform/kernel";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { WebSocket } from "ws";
 import type { DataPrincipals } from "../../services/dataPrincipals.ts";
@@ -33,6 +33,11 @@ export interface DataStreamsParameters {
   /** The process's market feed hub. */
   hub: Pick<MarketFeedHub, "subscribe" | "unsubscribe" | "remove">;
   logger: Logger;
+  /**
+   * Unknown tokens and key pairs per client address (kernel's limit, the data host's REST counters: one
+   * allowance for both); over it, authentication is refused before any lookup. Without it nothing is counted.
+   */
+  failedCredentials?: FailedCredentials;
   /** How long a connection may stay without a successful authentication (default 10 s, the anchor's). */
   authTimeoutMs?: number;
   /** Period of the keepalive ping and of the slot's renewal (default a third of the slot lease). */
@@ -41,13 +46,14 @@ export interface DataStreamsParameters {
   sendBufferLimit?: number;
 }
 
-export type DataStreamOptions = Required<Pick<DataStreamsParameters, "principals" | "slots" | "hub" | "logger">> & {
-  authTimeoutMs: number;
-  pingIntervalMs: number;
-  sendBufferLimit: number;
-  /** Keeps a slot release in flight, so that a shutdown waits for it. */
-  track(release: Promise<void>): void;
-};
+export type DataStreamOptions = Required<Pick<DataStreamsParameters, "principals" | "slots" | "hub" | "logger">> &
+  Pick<DataStreamsParameters, "failedCredentials"> & {
+    authTimeoutMs: number;
+    pingIntervalMs: number;
+    sendBufferLimit: number;
+    /** Keeps a slot release in flight, so that a shutdown waits for it. */
+    track(release: Promise<void>): void;
+  };
 
 /** What the registration gives back: the open sockets (for measurements and tests). */
 export interface DataStreams {
@@ -67,6 +73,7 @@ export async function registerDataStreams(app: HttpServer, parameters: DataStrea
     slots: parameters.slots,
     hub: parameters.hub,
     logger: parameters.logger,
+    failedCredentials: parameters.failedCredentials,
     authTimeoutMs: parameters.authTimeoutMs ?? 10_000,
     pingIntervalMs: parameters.pingIntervalMs ?? Math.max(100, (parameters.slots.leaseSeconds * 1000) / 3),
     sendBufferLimit: parameters.sendBufferLimit ?? 1024 * 1024,

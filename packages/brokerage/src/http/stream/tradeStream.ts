@@ -17,7 +17,8 @@ import type { TradingAuthParameters } from "../trading/tradingAuth.ts";
 import { closeAllSockets } from "../websocketLifecycle.ts";
 import { serveTradeStream } from "./tradeStreamConnection.ts";
 
-export interface TradeStreamParameters extends Pick<TradingAuthParameters, "env" | "accountForBearer" | "keyPairs"> {
+export interface TradeStreamParameters
+  extends Pick<TradingAuthParameters, "env" | "accountForBearer" | "keyPairs" | "failedCredentials"> {
   /** The process's hub (one for every host). */
   hub: Pick<TradeUpdatesHub, "subscribe">;
   logger: Logger;
@@ -35,6 +36,7 @@ export async function registerTradeStream(app: HttpServer, parameters: TradeStre
     env: parameters.env,
     accountForBearer: parameters.accountForBearer,
     keyPairs: parameters.keyPairs,
+    failedCredentials: parameters.failedCredentials,
     hub: parameters.hub,
     logger: parameters.logger,
     authTimeoutMs: parameters.authTimeoutMs ?? 10_000,

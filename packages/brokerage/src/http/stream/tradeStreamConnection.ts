@@ -12,6 +12,11 @@
  * - An OAuth token needs the `trading` or the `data` scope (a read-only token is `unauthorized`), and, as a key
  *   pair, must open an account of this host's environment.
  * - Malformed or unknown messages are answered `{"action":"error",…}` and the connection stays open.
+ * - Failed credentials count against the client address as the host's REST authentication does (kernel's
+ *   limit, the same counters, so the REST requests and the stream share one allowance); over the limit,
+ *   `authenticate` is answered `unauthorized` before any lookup and the connection is closed (1008, reason
+ *   `too many failed authentication attempts`): the anchor's protocol has no other refusal. Only a credential that was looked up and not found (or opens an
+ *   account of the other environment) counts, as on REST; a missing one or a token without the scope does not.
  * - Without a successful `authenticate` within the auth timeout: an `auth timeout` error, then close (1008).
  * - A client that does not read (its send buffer over the limit) is closed with 1008 "slow client"; one that
  *   does not answer a ping before the next is cut.
@@ -40,7 +45,12 @@ const STREAM_SCOPES: readonly Scope[] = ["trading", "data"];
 const MAX_QUEUED_MESSAGES = 16;
 export type ConnectionOptions = Required<
   Pick<TradeStreamParameters, "env" | "accountForBearer" | "keyPairs" | "hub" | "logger">
-> & { authTimeoutMs: number; pingIntervalMs: number; sendBufferLimit: number };
+> &
+  Pick<TradeStreamParameters, "failedCredentials"> & {
+    authTimeoutMs: number;
+    pingIntervalMs: number;
+    sendBufferLimit: number;
+  };
 
 const MSGPACK = /^application\/(x-)?msgpack\b/i;
 
@@ -84,15 +94,29 @@ export function serveTradeStream(socket: WebSocket, request: FastifyRequest, opt
 
   const stopKeepAlive = keepAlive(socket, options.pingIntervalMs);
 
-  async function accountFor(credentials: Credentials | undefined): Promise<AccountRow | undefined> {
-    if (!credentials) return undefined;
+  /** The account the credentials open, or why not: `unknown` counts as a failed credential, `refused` not. */
+  async function accountFor(credentials: Credentials): Promise<AccountRow | "unknown" | "refused"> {
     if (credentials.kind === "key") {
       const opened = await options.keyPairs.authenticate(credentials.keyId, credentials.secret);
-      return opened?.env === env ? opened : undefined;
+      return opened?.env === env ? opened : "unknown";
     }
     const grant = await options.accountForBearer(credentials.token, env);
-    if (!grant || grant.account.env !== env) return undefined;
-    return grant.scopes.some((s) => STREAM_SCOPES.includes(s)) ? grant.account : undefined;
+    if (!grant || grant.account.env !== env) return "unknown";
+    return grant.scopes.some((s) => STREAM_SCOPES.includes(s)) ? grant.account : "refused";
+  }
+
+  /**
+   * The account `authenticate` opens; undefined when it opens none (a failure counted where the REST hosts
+   * count one), `throttled` when the client's address is over the limit.
+   */
+  async function authenticate(credentials: Credentials | undefined): Promise<AccountRow | "throttled" | undefined> {
+    if (!credentials) return undefined;
+    const limit = options.failedCredentials;
+    // Before any lookup: an address over the limit learns nothing about its guess, and costs no query.
+    if (limit && (await limit.retryAfterSec(request.ip)) > 0) return "throttled";
+    const opened = await accountFor(credentials);
+    if (opened === "unknown") await limit?.recordFailure(request.ip);
+    return typeof opened === "string" ? undefined : opened;
   }
 
   async function handle(data: Buffer, isBinary: boolean): Promise<void> {
@@ -101,11 +125,12 @@ export function serveTradeStream(socket: WebSocket, request: FastifyRequest, opt
       case "invalid":
         return send(errorMessage(message.error));
       case "authenticate": {
-        const opened = await accountFor(message.credentials);
+        const opened = await authenticate(message.credentials);
         if (closing) return;
-        if (!opened) {
+        if (!opened || opened === "throttled") {
           send(authorizationMessage("unauthorized", "authenticate"));
-          return shut(1008, "unauthorized");
+          // The close reason (not a message: the anchor has none) tells a client why it should wait.
+          return shut(1008, opened ? "too many failed authentication attempts" : "unauthorized");
         }
         clearTimeout(authTimer);
         const moved = account?.id !== opened.id;
