@@ -274,7 +274,9 @@ describe("POST /oauth/token", () => {
       [{ code_verifier: `${"a".repeat(42)} ` }, 400, "invalid_request"],
       [{ code_verifier: "a".repeat(129) }, 400, "invalid_request"],
       [{ code: "A".repeat(43) }, 400, "invalid_grant"],
-      [{ code: "%FF\u0000\u{1F600}" }, 400, "invalid_grant"],
+      // A NUL is refused as a malformed parameter (kernel validation: no text may hold one), before the code.
+      [{ code: "%FF\u0000\u{1F600}" }, 400, "invalid_request"],
+      [{ code: "%FF\u{1F600}" }, 400, "invalid_grant"],
       [{ redirect_uri: `${REDIRECT}/` }, 400, "invalid_grant"],
       [{ redirect_uri: "http://127.0.0.1:8765/callback?x=1" }, 400, "invalid_grant"],
       [{ redirect_uri: "http://127.0.0.1:8765/other" }, 400, "invalid_grant"],
