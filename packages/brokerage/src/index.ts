@@ -80,7 +80,7 @@ function openApiOf(host: BrokerageHost) {
       securitySchemes: tradingSecuritySchemes,
       security: tradingSecurity,
       tags: marketDataTags,
-      errors: tradingErrors,
+      errors: dataErrors,
     };
   }
   return {
@@ -94,17 +94,21 @@ function openApiOf(host: BrokerageHost) {
   };
 }
 
-/** The error body of the trading and data hosts; every authenticated request counts against the rate limit. */
+/** The error body of the trading hosts; every authenticated request counts against the rate limit. */
 const tradingErrors: OpenApiErrors = {
   name: "ApiError",
   schema: ApiError,
   securedStatuses: [429],
-  otherStatuses: [
-    // An undeclared query parameter (http/trading/strictQuery.ts).
-    { status: 400 },
-    // Every write of an account locks it and refuses one that cannot trade (services/orders.ts).
-    { status: 403, methods: ["post", "put", "patch", "delete"] },
-  ],
+  // Every write of an account locks it and refuses one that cannot trade (services/orders.ts).
+  otherStatuses: [{ status: 403, methods: ["post", "put", "patch", "delete"] }],
+};
+
+/** The error body of the data host, which also refuses undeclared query parameters (strictQuery.ts). */
+const dataErrors: OpenApiErrors = {
+  name: "ApiError",
+  schema: ApiError,
+  securedStatuses: [429],
+  otherStatuses: [{ status: 400 }],
 };
 
 /** Non-page errors of the authorization host (e.g. its JSON metadata) in the OAuth error shape. */

@@ -391,13 +391,12 @@ describe("GET /v3/calendar/{market}", () => {
 });
 
 describe("query parameters no operation declares", () => {
+  // Ignored on the trading hosts, as Alpaca's trading API ignores them (the data host refuses them).
   it.each(["/v2/account?foo=1", "/v2/assets?asset=AAPL", "/v2/clock?markets=NYSE", "/v3/clock?market=NYSE"])(
-    "400 with 40010000 for %s",
+    "200 for %s",
     async (path) => {
       const response = await get("live", path);
-      expect(response.status).toBe(400);
-      const body = await response.json();
-      expect(body).toEqual({ code: 40010000, message: expect.stringMatching(/^query\.\w+: unknown field$/) });
+      expect(response.status).toBe(200);
     },
   );
 });

@@ -1,5 +1,7 @@
 /**
- * Query parameters an operation does not declare are refused, on the trading and the market data hosts.
+ * Query parameters an operation does not declare are refused on the market data host, as Alpaca's data API
+ * answers them with a 400. The trading hosts ignore them, as Alpaca's trading API does (a real client,
+ * `@master-chief/alpaca`, sends path arguments as query parameters too and works against Alpaca).
  * Every route's querystring schema is closed (`additionalProperties: false`; a route without one gets an
  * empty closed one), so a parameter we do not implement never passes as if it had been applied (a client
  * asking `GET /v2/orders?asset_class=crypto` of a server that ignored it got equity orders).

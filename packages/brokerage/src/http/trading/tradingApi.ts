@@ -21,7 +21,6 @@ import { registerOrderRoutes } from "./orders.ts";
 import { registerPortfolioHistoryRoutes } from "./portfolioHistory.ts";
 import { registerPositionRoutes } from "./positions.ts";
 import { tradingErrorResponses } from "./schemas.ts";
-import { closeQuerystring } from "./strictQuery.ts";
 import { createTradingAuth, type TradingAuthParameters } from "./tradingAuth.ts";
 import { registerWatchlistRoutes } from "./watchlists.ts";
 
@@ -70,7 +69,9 @@ export async function registerTradingApi(
       const schema = route.schema as { response?: Record<string, unknown> } | undefined;
       if (schema?.response && !schema.response[429]) schema.response[429] = tradingErrorResponses[429];
     });
-    api.addHook("onRoute", closeQuerystring);
+    // Undeclared query parameters are ignored here, as Alpaca's trading API does: `@master-chief/alpaca` sends a
+    // method's every argument as a query parameter (`GET /v2/positions/AAPL?symbol=AAPL`) and works against
+    // Alpaca. Only the data host refuses them (strictQuery.ts).
     registerAccountRoutes(api, { positions });
     registerAccountConfigurationRoutes(api, { accountConfigurations });
     registerWatchlistRoutes(api, { watchlists });
