@@ -60,7 +60,7 @@ export async function startPlatform(
   const works = config.role !== "api";
   // The embedded database's folder is locked from here until the last stop: a second platform or a command
   // on it fails or goes through the admin socket, even while this one is still starting.
-  const platform = await openPlatformOrExplain(config, { servesAdmin: true });
+  const platform = await openPlatformOrExplain(config, { servesAdmin: works });
   const { logger, db, apiKeys } = platform;
   warnOfDevelopmentDefaults(config, logger);
   const stops: (() => Promise<void>)[] = [() => platform.close()];
