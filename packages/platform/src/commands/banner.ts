@@ -27,7 +27,7 @@ export function printBanner(o: {
   const role = o.role ?? "all";
   const lines = ["", role === "all" ? "Platform running" : `Platform running, role ${role}`];
   // A worker serves no public port: it says what it runs instead of an empty table.
-  if (role === "worker") lines.push("Background jobs of: " + (o.config.services as string[]).join(", "));
+  if (role === "worker") lines.push(`Background jobs of: ${(o.config.services as string[]).join(", ")}`);
   else lines.push(table.toString());
   if (role !== "all" && o.instanceId) lines.push(`Instance: ${o.instanceId} (see \`platform status\`)`);
   lines.push(
