@@ -23,6 +23,17 @@ export type { BodyLeniency } from "./http/bodyLeniency.ts";
 export { closeGracefully, createHttpServer, type ErrorFormatter, type HttpServer } from "./http/createHttpServer.ts";
 export { HttpError, type HttpErrorType, toHttpError } from "./http/httpError.ts";
 export type { OpenApiErrors } from "./http/openapiDocument.ts";
+export {
+  INSTANCE_HEARTBEAT_MS,
+  INSTANCE_TTL_MS,
+  type InstanceRecord,
+  listInstances,
+  PLATFORM_ROLES,
+  type PlatformRole,
+  type RegisteredInstance,
+  type RegisterInstanceParameters,
+  registerInstance,
+} from "./instances.ts";
 export { toJobStatus } from "./jobStatus.ts";
 export * from "./jobs/index.ts";
 export { kernelMigrations } from "./kernelMigrations.ts";

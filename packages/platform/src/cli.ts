@@ -3,7 +3,15 @@
  * `relayer` (the crosschain relayer role alone), `status` (background jobs), `jobs` (durable jobs and leases), `chainstats backfill`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
-import { type Config, ConfigError, createLogger, loadConfig, onStopRequest } from "@platform/kernel";
+import {
+  type Config,
+  ConfigError,
+  createLogger,
+  loadConfig,
+  onStopRequest,
+  PLATFORM_ROLES,
+  type PlatformRole,
+} from "@platform/kernel";
 import { Command, InvalidArgumentError } from "commander";
 import { setCommandName } from "./commandName.ts";
 import {
@@ -49,6 +57,14 @@ function positiveInteger(value: string): number {
   return Number(value);
 }
 
+/** Commander parser of `--role` (the same values as PLATFORM_ROLE). */
+function role(value: string): PlatformRole {
+  if (!(PLATFORM_ROLES as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${PLATFORM_ROLES.join(", ")}`);
+  }
+  return value as PlatformRole;
+}
+
 /** Commander parser of a non-negative integer option (`--stream-connections 0`). */
 function nonNegativeInteger(value: string): number {
   if (!/^(0|[1-9]\d{0,5})$/.test(value)) throw new InvalidArgumentError("must be a whole number");
@@ -86,8 +102,13 @@ program
   .command("start")
   .description("start every service with embedded defaults (npm start)")
   .option("--reset-devnet", "start the devnet chains from scratch (deletes their saved state)")
+  .option(
+    "--role <role>",
+    "all (default, PLATFORM_ROLE), api (HTTP only) or worker (background jobs only); api and worker need DATABASE_URL",
+    role,
+  )
   .action(
-    run(async (o: { resetDevnet?: boolean }) => {
+    run(async (o: { resetDevnet?: boolean; role?: PlatformRole }) => {
       // Watched from the first instant: a stop asked for while the platform starts waits for the start to end.
       const starting = startPlatform(config(), o);
       stopOnRequest(async () => (await starting.catch(() => undefined))?.stop());
@@ -152,7 +173,9 @@ program
 
 program
   .command("status")
-  .description("what the running platform's background jobs are doing (indexers, relayer)")
+  .description(
+    "the platform's instances and their roles, leases, and what background jobs are doing (indexers, relayer)",
+  )
   .option("--json", "print JSON")
   .action(run((o: { json?: boolean }) => statusCommand(config(), o)));
 

@@ -53,6 +53,13 @@ export const options = {
     parse: parseUrl(["redis:", "rediss:"]),
     secret: true,
   }),
+  role: option({
+    env: "PLATFORM_ROLE",
+    default: "all" as "all" | "api" | "worker",
+    description:
+      "What `platform start` runs: all = HTTP servers and background jobs; api = HTTP servers only (any number); worker = background jobs only, no public port. api and worker need DATABASE_URL.",
+    parse: parseEnum(["all", "api", "worker"] as const),
+  }),
   logLevel: option({
     env: "LOG_LEVEL",
     default: "info" as const,

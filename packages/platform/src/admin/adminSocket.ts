@@ -18,6 +18,7 @@ import {
   cancelJob,
   createLeases,
   type JobState,
+  listInstances,
   listJobs,
   type OperatorCommand,
   OperatorInputError,
@@ -170,6 +171,8 @@ export async function startAdminServer(
         }),
     );
     app.get("/leases", async () => createLeases({ db }).list());
+    // The platform processes and their roles (`platform status`).
+    app.get("/instances", async () => listInstances(db));
     app.post<{ Params: { jobId: string; action: "retry" | "cancel" } }>(
       "/jobs/:jobId/:action",
       { schema: schema.jobAction },

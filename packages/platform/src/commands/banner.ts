@@ -18,10 +18,18 @@ export function printBanner(o: {
   driver: string;
   chains: ChainEndpoint[];
   devnet?: string[] | undefined;
+  role?: Config["role"];
+  /** This process's row in `platform.instances`. */
+  instanceId?: string;
 }) {
   const table = createTable(["service", "base URL", "OpenAPI", "docs"]);
   for (const s of o.services) table.push([s.name, s.baseUrl, `${s.origin}/openapi.json`, `${s.origin}/docs`]);
-  const lines = ["", "Platform running", table.toString()];
+  const role = o.role ?? "all";
+  const lines = ["", role === "all" ? "Platform running" : `Platform running, role ${role}`];
+  // A worker serves no public port: it says what it runs instead of an empty table.
+  if (role === "worker") lines.push(`Background jobs of: ${(o.config.services as string[]).join(", ")}`);
+  else lines.push(table.toString());
+  if (role !== "all" && o.instanceId) lines.push(`Instance: ${o.instanceId} (see \`platform status\`)`);
   lines.push(
     o.driver === "pglite"
       ? `Database: embedded PGlite in ${o.config.dataDir}/pglite (set DATABASE_URL for PostgreSQL)`

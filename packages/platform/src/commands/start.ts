@@ -3,19 +3,33 @@
  * otherwise: the devnet chains (unless disabled), each service's HTTP server and background jobs, and
  * the local admin socket. Prints the services and their base URLs, and on the first start of each
  * service a demo API key (only its hash is stored). `stop()` undoes it all in reverse order.
+ *
+ * Its role (`--role`, PLATFORM_ROLE) splits that work between processes on one PostgreSQL database:
+ * - `all` (default): everything above, the only role on the embedded database (it has one owner);
+ * - `api`: the services' HTTP servers only: no background jobs, no lease, no devnet (its chains are the devnet
+ *   manifest's, if one was written under DATA_DIR, and CHAIN_RPC_URLS, as `platform relayer` reads them), no
+ *   admin socket (commands open PostgreSQL themselves). Any number run side by side;
+ * - `worker`: the background jobs (every service's `startJobs`), the devnet if configured and the admin socket
+ *   (`platform status` reads its jobs there), but no public HTTP port: its liveness is its heartbeat in
+ *   `platform.instances` and the admin socket's `/health`. Several share the work through the job layer's
+ *   leases and `FOR UPDATE SKIP LOCKED`.
+ * Every role registers the process in `platform.instances` (kernel/src/instances.ts) for `platform status`.
  */
+import { manifestChainEndpoints } from "@platform/chains";
 import {
   type BackgroundJob,
   type Config,
   closeGracefully,
   type DemoCredentials,
   type PlatformContext,
+  type PlatformRole,
+  registerInstance,
   type ServiceInstance,
   warnOfDevelopmentDefaults,
 } from "@platform/kernel";
 import { startAdminServer } from "../admin/adminSocket.ts";
 import { openPlatformOrExplain } from "../admin/platformAccess.ts";
-import { devnetContext, resolveChains } from "../chainEndpoints.ts";
+import { devnetContext, readDevnetManifest, resolveChains } from "../chainEndpoints.ts";
 import { allServices } from "../services.ts";
 import { printBanner, type RunningService } from "./banner.ts";
 import { startDevnetIfNeeded } from "./devnet.ts";
@@ -27,10 +41,26 @@ export interface RunningPlatform {
 
 const DEMO_KEY_NAME = "demo";
 
-export async function startPlatform(config: Config, options: { resetDevnet?: boolean } = {}): Promise<RunningPlatform> {
+/** Refuses a role the configuration cannot run, before anything starts. */
+export function checkRole(config: Config): void {
+  if (config.role !== "all" && !config.databaseUrl) {
+    throw new Error(
+      `--role ${config.role} needs PostgreSQL (DATABASE_URL): the embedded database has one owner, which runs --role all`,
+    );
+  }
+}
+
+export async function startPlatform(
+  config: Config,
+  options: { resetDevnet?: boolean; role?: PlatformRole } = {},
+): Promise<RunningPlatform> {
+  if (options.role) config = { ...config, role: options.role };
+  checkRole(config);
+  const serves = config.role !== "worker";
+  const works = config.role !== "api";
   // The embedded database's folder is locked from here until the last stop: a second platform or a command
   // on it fails or goes through the admin socket, even while this one is still starting.
-  const platform = await openPlatformOrExplain(config, { servesAdmin: true });
+  const platform = await openPlatformOrExplain(config, { servesAdmin: works });
   const { logger, db, apiKeys } = platform;
   warnOfDevelopmentDefaults(config, logger);
   const stops: (() => Promise<void>)[] = [() => platform.close()];
@@ -40,9 +70,11 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
   };
 
   try {
-    const devnet = await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet });
+    // An api instance never runs chains: it reads those of the devnet a worker (or `platform devnet`) runs.
+    const devnet = works ? await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet }) : undefined;
     if (devnet) stops.push(() => devnet.stop());
-    const chains = resolveChains(config, devnet?.chains ?? []);
+    const manifest = devnet ? devnet.devnet.manifest : works ? undefined : readDevnetManifest(config);
+    const chains = resolveChains(config, devnet?.chains ?? manifestChainEndpoints(manifest));
     // The devnet's (publicly known) relayer key goes to the context's `devnet`, never into `config`: the
     // crosschain relayer fills with it only when CROSSCHAIN_RELAYER_KEY is not set.
     const context: PlatformContext = {
@@ -51,8 +83,10 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
       logger,
       apiKeys,
       chains,
-      devnet: devnetContext(devnet?.devnet.manifest),
+      devnet: devnetContext(manifest),
     };
+    const registered = await registerInstance({ db, role: config.role, logger });
+    stops.push(() => registered.stop());
 
     const running: RunningService[] = [];
     const jobs = new Map<string, BackgroundJob>();
@@ -66,7 +100,7 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
         { name: "", title: service.title, port: service.port, basePath: service.basePath },
         ...(service.hosts ?? []),
       ];
-      for (const host of hosts) {
+      for (const host of serves ? hosts : []) {
         const app = await instance.createServer(host.name || undefined);
         await app.listen({ host: config.host, port: host.port(config) });
         stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
@@ -76,25 +110,30 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
         const name = host.name ? `${service.name} ${host.name}` : service.name;
         running.push({ name, title: host.title, origin, baseUrl: `${origin}${host.basePath}` });
       }
-      if (instance.startJobs) {
+      if (works && instance.startJobs) {
         const job = await instance.startJobs();
         jobs.set(service.name, job);
         stops.push(() => job.stop());
       }
     }
 
-    const admin = await startAdminServer(config.dataDir, apiKeys, {
-      jobStatus: () => Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
-      operatorCommands: (service) => instances.get(service)?.operatorCommands,
-      db,
-    });
-    stops.push(() => admin.close());
+    // The admin socket is one per data folder: api instances (any number, maybe on one folder) leave it to the
+    // worker, whose jobs it reports; on PostgreSQL every command can open the database without it.
+    if (works) {
+      const admin = await startAdminServer(config.dataDir, apiKeys, {
+        jobStatus: () => Object.fromEntries([...jobs].map(([name, job]) => [name, job.status?.() ?? {}])),
+        operatorCommands: (service) => instances.get(service)?.operatorCommands,
+        db,
+      });
+      stops.push(() => admin.close());
+    }
 
     // Demo data once in the life of the database: an API key per service that uses them (a revoked demo key
     // is not recreated), and what a service seeds itself (the brokerage's demo user and OAuth client).
     const demoKeys: { service: string; key: string }[] = [];
     const demoCredentials: DemoCredentials[] = [];
-    for (const [name, instance] of instances) {
+    // Seeded where clients are served (all, api): a worker's banner shows no URL to use them with.
+    for (const [name, instance] of serves ? instances : new Map<string, ServiceInstance>()) {
       const seeded = await instance.seedDemo?.();
       if (seeded) demoCredentials.push(seeded);
       const definition = allServices.find((d) => d.name === name);
@@ -113,8 +152,13 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
       driver: db.driver,
       chains,
       devnet: devnet?.summary,
+      role: config.role,
+      instanceId: registered.id,
     });
-    logger.info({ services: running.map((s) => s.name), chains: chains.length }, "platform started");
+    logger.info(
+      { role: config.role, instance: registered.id, services: running.map((s) => s.name), chains: chains.length },
+      "platform started",
+    );
     return { services: running, stop };
   } catch (error) {
     await stop();

@@ -1,11 +1,18 @@
 /**
- * `platform status [--json]`: what the running platform's background jobs are doing, read from its admin
- * socket: per service, each indexer's chain, state, position against the head and last error; the
- * crosschain relayer's counters and per-chain state (running, or standby behind another instance's lease).
+ * `platform status [--json]`: the platform's instances (every `platform start` process, its role and whether
+ * its heartbeat is recent), the leases (who runs what), and what the background jobs of the process on this
+ * data folder are doing, read from its admin socket: per service, each indexer's chain, state, position against
+ * the head and last error; the crosschain relayer's counters and per-chain state (running, or standby behind
+ * another instance's lease).
+ *
+ * On the embedded database everything comes from the admin socket of its one platform. On PostgreSQL the
+ * instances and leases are read from the database (api and worker instances may run on other hosts); the
+ * jobs' details are added when a worker (or an `all`) serves the admin socket of this DATA_DIR.
+ * `--json` prints `{ <service>: status, …, instances: [...], leases: [...] }`.
  */
-import type { Config } from "@platform/kernel";
-import { callAdmin } from "../admin/adminSocket.ts";
-import { platformAnswers } from "../admin/platformAccess.ts";
+import { type Config, createLeases, type InstanceRecord, type LeaseRecord, listInstances } from "@platform/kernel";
+import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
+import { openPlatformOrExplain, platformAnswers } from "../admin/platformAccess.ts";
 import { createTable } from "./table.ts";
 
 interface IndexerStatus {
@@ -44,15 +51,59 @@ type ServiceStatus = {
 const behind = (i: IndexerStatus) =>
   i.head === null || i.next === null ? "-" : String(Math.max(0, Number(BigInt(i.head) + 1n - BigInt(i.next))));
 
+/** JSON of a row as it crossed the admin socket (dates as strings). */
+type Wire<T> = { [K in keyof T]: T[K] extends Date ? string : T[K] };
+
+async function readStatus(config: Config): Promise<{
+  services: Record<string, ServiceStatus>;
+  instances: Wire<InstanceRecord>[];
+  leases: Wire<LeaseRecord>[];
+}> {
+  const wire = <T>(rows: T[]) => JSON.parse(JSON.stringify(rows));
+  if (config.databaseUrl) {
+    const platform = await openPlatformOrExplain(config);
+    try {
+      const [instances, leases] = [await listInstances(platform.db), await createLeases({ db: platform.db }).list()];
+      const services =
+        ((await isPlatformRunning(config.dataDir))
+          ? await callAdmin<Record<string, ServiceStatus>>(config.dataDir, "GET", "/status")
+          : undefined) ?? {};
+      if (!instances.some((i) => i.alive) && Object.keys(services).length === 0) {
+        throw new Error("No platform instance is running on this database (DATABASE_URL)");
+      }
+      return { services, instances: wire(instances), leases: wire(leases) };
+    } finally {
+      await platform.close();
+    }
+  }
+  const notRunning = () => new Error(`No platform is running on the data folder ${config.dataDir}`);
+  if (!(await platformAnswers(config))) throw notRunning();
+  const admin = async <T>(path: string): Promise<T> => {
+    const answer = await callAdmin<T>(config.dataDir, "GET", path);
+    if (answer === undefined) throw notRunning();
+    return answer;
+  };
+  return {
+    services: await admin<Record<string, ServiceStatus>>("/status"),
+    instances: await admin<Wire<InstanceRecord>[]>("/instances"),
+    leases: await admin<Wire<LeaseRecord>[]>("/leases"),
+  };
+}
+
 export async function statusCommand(config: Config, o: { json?: boolean }): Promise<void> {
-  const status = (await platformAnswers(config))
-    ? await callAdmin<Record<string, ServiceStatus>>(config.dataDir, "GET", "/status")
-    : undefined;
-  if (status === undefined) throw new Error(`No platform is running on the data folder ${config.dataDir}`);
+  const { services: status, instances, leases } = await readStatus(config);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...status, instances, leases }, null, 2)}\n`);
     return;
   }
+  const instanceTable = createTable(["instance", "role", "host", "pid", "started", "last heartbeat", "alive"]);
+  for (const i of instances) {
+    instanceTable.push([i.id, i.role, i.host, String(i.pid), i.started_at, i.heartbeat_at, i.alive ? "yes" : "gone"]);
+  }
+  process.stdout.write(`Instances\n${instanceTable.toString()}\n\n`);
+  const leaseTable = createTable(["lease", "holder", "fencing token", "expires", "held"]);
+  for (const l of leases) leaseTable.push([l.name, l.holder ?? "-", l.token, l.expires_at, l.held ? "yes" : "no"]);
+  if (leases.length) process.stdout.write(`Leases\n${leaseTable.toString()}\n\n`);
   const indexers = createTable([
     "service",
     "chain",

@@ -1,0 +1,152 @@
+/**
+ * `platform start --role`: on one PostgreSQL database an `api` process serves HTTP and runs no background job,
+ * a `worker` process runs the jobs and answers on no public port, and `platform status` lists both with their
+ * roles. On the embedded database (PGlite) `--role api` and `PLATFORM_ROLE=worker` refuse at start.
+ *
+ * The api/worker part needs PostgreSQL: it is declared only when TEST_DATABASE_URL is set (the PGlite run has
+ * nothing of it to run, rather than a skipped test).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createDatabase, type Database } from "@platform/kernel";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createPlatformEnv,
+  type PlatformProcess,
+  runPlatform,
+  startCommandProcess,
+} from "./support/platformProcess.ts";
+
+const READY = "Ctrl-C stops the platform";
+const REFUSAL = "needs PostgreSQL (DATABASE_URL): the embedded database has one owner, which runs --role all";
+
+describe("platform start --role on the embedded database", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "platform-roles-pglite-"));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it("refuses api and worker in one line naming DATABASE_URL", async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: "", DEVNET: "false", LOG_LEVEL: "warn" };
+    const api = await runPlatform(["start", "--role", "api"], env);
+    expect(api.code).toBe(1);
+    expect(api.stderr).toBe(`platform: --role api ${REFUSAL}\n`);
+    const worker = await runPlatform(["start"], { ...env, PLATFORM_ROLE: "worker" });
+    expect(worker.code).toBe(1);
+    expect(worker.stderr).toBe(`platform: --role worker ${REFUSAL}\n`);
+    const bad = await runPlatform(["start", "--role", "cron"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("must be one of all, api, worker");
+  });
+});
+
+/** A port nothing listens on now (the worker is told to use it, and must not). */
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+if (process.env.TEST_DATABASE_URL) {
+  describe("platform start --role api and --role worker on one PostgreSQL database", () => {
+    let env: Record<string, string>;
+    let removeEnv: () => Promise<void>;
+    let db: Database;
+    let api: PlatformProcess | undefined;
+    let worker: PlatformProcess | undefined;
+
+    beforeAll(async () => {
+      // The wearables alone: its worker runs a recurring job (scores) every 5 s, and it needs no chain.
+      ({ env, remove: removeEnv } = await createPlatformEnv("roles", {
+        SERVICES: "wearables",
+        WEARABLES_PORT: "0",
+        DEVNET: "false",
+        LOG_LEVEL: "warn",
+      }));
+      db = await createDatabase({ url: env.DATABASE_URL, dataDir: env.DATA_DIR as string });
+    });
+    afterAll(async () => {
+      await api?.stop();
+      await worker?.stop();
+      await db?.close();
+      await removeEnv();
+    });
+
+    const schedules = () => db.query<{ name: string }>("SELECT name FROM platform.job_schedules");
+    const status = async () => {
+      const r = await runPlatform(["status", "--json"], env);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as {
+        wearables?: unknown;
+        instances: { role: string; pid: number; alive: boolean }[];
+      };
+    };
+
+    it("an api instance answers HTTP and starts no background job", async () => {
+      api = await startCommandProcess(["start", "--role", "api"], env, READY);
+      expect(api.output()).toContain("Platform running, role api");
+      const base = api.baseUrls.wearables as string;
+      const key = api.demoKeys.wearables as string;
+      expect((await fetch(`${base}/users`, { headers: { "X-Service-API-Key": key } })).status).toBe(200);
+      // Its start has ended (the banner comes after every startJobs): the wearables worker would have
+      // registered its recurring job by then.
+      expect(await schedules()).toEqual([]);
+      expect(await db.query("SELECT 1 FROM platform.jobs")).toEqual([]);
+      const s = await status();
+      expect(s.instances.map((i) => [i.role, i.pid, i.alive])).toEqual([["api", api.child.pid, true]]);
+      expect(s.wearables).toBeUndefined();
+    });
+
+    it("a worker instance runs the jobs and answers on no public port; status lists both roles", async () => {
+      const port = await freePort();
+      worker = await startCommandProcess(
+        ["start", "--role", "worker"],
+        { ...env, WEARABLES_PORT: String(port) },
+        READY,
+      );
+      expect(worker.output()).toContain("Platform running, role worker");
+      expect(worker.baseUrls).toEqual({});
+      await expect(fetch(`http://127.0.0.1:${port}/api/v1/users`)).rejects.toThrow();
+      expect((await schedules()).map((s) => s.name)).toContain("wearables.scores");
+      // The worker's recurring job runs there (the api never ran one: it registered no schedule).
+      await until(
+        "a scores job completed by the worker",
+        () => db.query<{ state: string }>("SELECT state FROM platform.jobs WHERE state = 'completed'"),
+        (rows) => rows.length > 0,
+      );
+      const s = await until("both instances in platform status", status, (x) => x.instances.length === 2);
+      expect(s.instances.map((i) => [i.role, i.pid, i.alive]).sort()).toEqual(
+        [
+          ["api", api?.child.pid, true],
+          ["worker", worker.child.pid, true],
+        ].sort(),
+      );
+      // The worker on this data folder serves the admin socket: its jobs' details are in the status too.
+      expect(s.wearables).toBeDefined();
+      const table = await runPlatform(["status"], env);
+      expect(table.stdout).toMatch(/│\s*api\s*│/);
+      expect(table.stdout).toMatch(/│\s*worker\s*│/);
+    });
+
+    it("an instance's row goes with its stop", async () => {
+      expect(await api?.stop()).toBe(0);
+      api = undefined;
+      const s = await status();
+      expect(s.instances.map((i) => i.role)).toEqual(["worker"]);
+    });
+  });
+}
