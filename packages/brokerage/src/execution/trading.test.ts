@@ -142,7 +142,7 @@ describe.each(["live", "paper"] as const)("%s host", (env) => {
     await host.waitForOrder(client, replaced.body.id, (o) => o.status === "new");
   });
 
-  it("takes JSON without a Content-Type or as text/plain (curl -d, fetch of a string) and a typed empty DELETE", async () => {
+  it("takes JSON without a Content-Type, as text/plain or as a form (fetch of bytes or a string, curl -d) and a typed empty DELETE", async () => {
     const { [env]: client } = await host.createTrader();
     const origin = env === "live" ? host.urls[""] : host.urls.paper;
     const send = (method: string, path: string, body: BodyInit | undefined, type?: string) =>
@@ -169,6 +169,9 @@ describe.each(["live", "paper"] as const)("%s host", (env) => {
     expect(untyped.status).toBe(200);
     const text = await send("POST", "/v2/orders", order);
     expect(text.status).toBe(200);
+    // What `curl -d '{…}'` sends without -H: the JSON labelled as a form.
+    const curl = await send("POST", "/v2/orders", order, "application/x-www-form-urlencoded");
+    expect(curl.status).toBe(200);
     expect(await text.json()).toMatchObject({ symbol: "KO", qty: "1", limit_price: "1" });
     const garbage = await send("POST", "/v2/orders", new TextEncoder().encode("symbol=KO"));
     expect(garbage.status).toBe(400);

@@ -13,6 +13,11 @@ export interface BodyLeniency {
   jsonWithoutContentType?: boolean;
   /** A `text/plain` body is parsed as JSON (what fetch labels a string body sent without a type). */
   jsonFromTextPlain?: boolean;
+  /**
+   * An `application/x-www-form-urlencoded` body is parsed as JSON: what `curl -d '{…}'` sends without `-H`.
+   * Scopes that read real forms (OAuth endpoints, pages) register their own parsers and are not affected.
+   */
+  jsonFromFormUrlencoded?: boolean;
   /** Fields a body schema does not declare are removed before validation instead of refused. */
   ignoreUnknownFields?: boolean;
   /** `null` for an optional field whose schema does not accept null means the field is absent. */

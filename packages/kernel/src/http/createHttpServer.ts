@@ -260,6 +260,9 @@ function registerJsonParsers(app: HttpServer, bodies: BodyLeniency) {
   app.removeContentTypeParser(["application/json", "text/plain"]);
   app.addContentTypeParser("application/json", { parseAs: "string" }, parser);
   if (bodies.jsonFromTextPlain) app.addContentTypeParser("text/plain", { parseAs: "string" }, parser);
+  if (bodies.jsonFromFormUrlencoded) {
+    app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, parser);
+  }
   if (bodies.jsonWithoutContentType) {
     // Labelled before Fastify picks a parser (after the onRequest hooks); a body of another type stays a 415.
     app.addHook("onRequest", async (request) => {
