@@ -105,6 +105,9 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
         demoKeys.push({ service: name, key: (await apiKeys.create({ service: name, name: DEMO_KEY_NAME, plan })).key });
       }
     }
+    // Logged before the banner, so that the banner ends what starting prints (LOG_FORMAT=json: it goes to
+    // stderr instead, see `humanOutput`).
+    logger.info({ services: running.map((s) => s.name), chains: chains.length }, "platform started");
     printBanner({
       config,
       services: running,
@@ -114,7 +117,6 @@ export async function startPlatform(config: Config, options: { resetDevnet?: boo
       chains,
       devnet: devnet?.summary,
     });
-    logger.info({ services: running.map((s) => s.name), chains: chains.length }, "platform started");
     return { services: running, stop };
   } catch (error) {
     await stop();
