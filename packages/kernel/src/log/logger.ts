@@ -56,9 +56,13 @@ export function resolveLogFormat(
   return stream.isTTY ? "pretty" : "json";
 }
 
+/** Colours on a terminal, unless NO_COLOR is set to anything but the empty string (no-color.org). */
+export function useColors(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean }): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR;
+}
+
 /**
- * The logger of a command, as the options say: LOG_LEVEL; LOG_FORMAT (colours when stdout is a terminal and
- * NO_COLOR is unset or empty, as no-color.org says); LOG_REQUESTS, whose default keeps access lines in JSON
+ * The logger of a command, as the options say: LOG_LEVEL; LOG_FORMAT (colours: {@link useColors}); LOG_REQUESTS, whose default keeps access lines in JSON
  * (operators feed them to a collector) and out of a terminal unless LOG_LEVEL is debug or trace.
  */
 export function createConfiguredLogger(
@@ -71,7 +75,7 @@ export function createConfiguredLogger(
   return createLogger({
     level: config.logLevel,
     format,
-    colors: format === "pretty" && Boolean(stdout.isTTY) && !env.NO_COLOR,
+    colors: format === "pretty" && useColors(env, stdout),
     requests: config.logRequests ?? (format === "json" || verbose),
   });
 }
