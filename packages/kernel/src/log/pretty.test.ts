@@ -75,6 +75,14 @@ describe("formatLogLine", () => {
     expect(access).toMatch(/ INFO {2}GET \/v2\/orders 200 4ms ip=127\.0\.0\.1\n$/);
   });
 
+  it("shows the first items of a long array and how many more", () => {
+    const applied = ["a/1", "a/2", "b/1", "b/2", "c/1", "c/2", "c/3"];
+    expect(formatLogLine(record({ applied }), false)).toContain('applied=["a/1","a/2","b/1","b/2",…+3]\n');
+    expect(formatLogLine(record({ applied: applied.slice(0, 5) }), false)).toContain(
+      'applied=["a/1","a/2","b/1","b/2","c/1"]\n',
+    );
+  });
+
   it("passes a line that is not JSON through", () => {
     expect(formatLogLine("not json", false)).toBe("not json\n");
   });

@@ -109,10 +109,20 @@ function firstLine(text: string): string {
   return i < 0 ? text : text.slice(0, i);
 }
 
-/** A field's value on one line: bare when it is a plain word, else quoted or compact JSON. */
+/** Items of an array field shown before the count of the others (the JSON line has them all). */
+const ARRAY_ITEMS = 4;
+
+/**
+ * A field's value on one line: bare when it is a plain word, else quoted or compact JSON; a long array (the
+ * migrations a first start applies) shows its first items and how many more, so that the line stays a line.
+ */
 function formatValue(value: unknown): string {
   if (typeof value === "string") return /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value);
   if (value === null || typeof value !== "object") return String(value);
+  if (Array.isArray(value) && value.length > ARRAY_ITEMS + 1) {
+    const shown = value.slice(0, ARRAY_ITEMS).map((v) => JSON.stringify(v));
+    return `[${shown.join(",")},…+${value.length - ARRAY_ITEMS}]`;
+  }
   return JSON.stringify(value);
 }
 
