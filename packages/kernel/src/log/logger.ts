@@ -4,7 +4,8 @@
  * `redact.ts` (URLs cut to their origin, credential query parameters masked).
  *
  * Lines are JSON (for collectors) or, on a terminal, readable text (`pretty.ts`, fed by the same JSON, so
- * redaction applies to both): `LOG_FORMAT`, `LOG_REQUESTS` and `NO_COLOR`, resolved by {@link createConfiguredLogger}.
+ * redaction applies to both): `LOG_FORMAT`, `LOG_REQUESTS` and `NO_COLOR`, resolved by
+ * {@link createConfiguredLogger}.
  */
 import pino, { type Logger } from "pino";
 import type { Config } from "../config/options.ts";
@@ -62,8 +63,9 @@ export function useColors(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean }): 
 }
 
 /**
- * The logger of a command, as the options say: LOG_LEVEL; LOG_FORMAT (colours: {@link useColors}); LOG_REQUESTS, whose default keeps access lines in JSON
- * (operators feed them to a collector) and out of a terminal unless LOG_LEVEL is debug or trace.
+ * The logger of a command, as the options say: LOG_LEVEL; LOG_FORMAT (colours: {@link useColors}); LOG_REQUESTS,
+ * whose default keeps access lines in JSON (operators feed them to a collector) and out of a terminal unless
+ * LOG_LEVEL is debug or trace.
  */
 export function createConfiguredLogger(
   config: Pick<Config, "logLevel" | "logFormat" | "logRequests">,

@@ -101,6 +101,12 @@ describe("a pretty logger", () => {
     expect(frames.length).toBeLessThanOrEqual(4);
   });
 
+  it("adds a system error's code to its message", () => {
+    const { logger, text } = prettyLogger();
+    logger.warn({ err: Object.assign(new Error("connect refused"), { code: "ECONNREFUSED" }) }, "rpc down");
+    expect(text().split("\n")[0]).toMatch(/ WARN {2}rpc down: connect refused \(ECONNREFUSED\)$/);
+  });
+
   it("keeps a cause's message and leaves its frames out", () => {
     const { logger, text } = prettyLogger();
     logger.warn({ err: new Error("outer", { cause: new Error("inner") }) }, "failed");

@@ -64,22 +64,24 @@ export function formatLogLine(line: string, colors: boolean): string {
     .join("/");
   if (context) parts.push(paint("36", context));
 
-  const shown = new Set(HIDDEN_KEYS);
+  const hidden = new Set(HIDDEN_KEYS);
   let message = typeof record.msg === "string" ? record.msg : "";
   const req = record.req as { method?: string; url?: string } | undefined;
   if (isAccessLine(record) && req) {
     // An access line reads as the request itself: `GET /v2/orders 200 4ms`.
     message = `${req.method} ${req.url} ${record.status} ${record.ms}ms`;
-    for (const k of ["req", "status", "ms"]) shown.add(k);
+    for (const k of ["req", "status", "ms"]) hidden.add(k);
   }
   const err = record.err && typeof record.err === "object" ? (record.err as LoggedError) : undefined;
   if (err) {
-    shown.add("err");
-    const type = err.type && err.type !== "Error" ? ` (${err.type})` : "";
-    message = `${message}${message ? ": " : ""}${firstLine(err.message ?? "")}${type}`;
+    hidden.add("err");
+    // The type and a system error's code say what failed when the message does not (`ECONNREFUSED`).
+    const kind = [err.type !== "Error" ? err.type : undefined, err.code].filter(Boolean).join(", ");
+    message = `${message}${message ? ": " : ""}${firstLine(err.message ?? "")}${kind ? ` (${kind})` : ""}`;
   }
   if (message) parts.push((record.level as number) >= 50 ? paint("1", message) : message);
-  for (const [k, v] of Object.entries(record)) if (!shown.has(k)) parts.push(`${paint("2", `${k}=`)}${formatValue(v)}`);
+  for (const [k, v] of Object.entries(record))
+    if (!hidden.has(k)) parts.push(`${paint("2", `${k}=`)}${formatValue(v)}`);
 
   let text = parts.join(" ");
   if (err) text += errorDetail(err, paint);
@@ -89,6 +91,7 @@ export function formatLogLine(line: string, colors: boolean): string {
 /** An error as pino's (redacting) error serializer wrote it. */
 interface LoggedError {
   type?: string;
+  code?: string;
   message?: string;
   stack?: string;
 }
