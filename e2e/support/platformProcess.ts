@@ -36,8 +36,10 @@ export function runPlatform(args: string[], env: Record<string, string>, input?:
 
 export interface PlatformProcess {
   child: ChildProcess;
-  /** Everything printed so far. */
+  /** Everything printed so far (stdout and stderr, as they came). */
   output(): string;
+  /** What was printed on stdout alone (the log lines; the banner too unless the log is JSON). */
+  stdout(): string;
   /** Base URL by service name, from the printed table. */
   baseUrls: Record<string, string>;
   /** Demo keys printed by this start, by service name. */
@@ -71,6 +73,7 @@ export function startCommandProcess(
 ): Promise<PlatformProcess> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: "pipe" });
   let out = "";
+  let stdout = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -92,6 +95,7 @@ export function startCommandProcess(
       resolve({
         child,
         output: () => out,
+        stdout: () => stdout,
         baseUrls,
         demoKeys,
         stop: (signal = "SIGTERM") => {
@@ -100,7 +104,10 @@ export function startCommandProcess(
         },
       });
     };
-    child.stdout.on("data", onData);
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk;
+      onData(chunk);
+    });
     child.stderr.on("data", onData);
     exited.then((code) => {
       clearTimeout(timer);

@@ -53,7 +53,14 @@ export {
   createRedisRateCounter,
   type RateCounter,
 } from "./limits/rateCounter.ts";
-export { createLogger, type Logger } from "./log/logger.ts";
+export {
+  createConfiguredLogger,
+  createLogger,
+  type Logger,
+  logsRequests,
+  resolveLogFormat,
+} from "./log/logger.ts";
+export { createPrettyDestination, formatLogLine } from "./log/pretty.ts";
 export { redactSecretsDeep, redactSecretsInText, redactUrl } from "./log/redact.ts";
 export {
   type FolderLock,

@@ -6,7 +6,7 @@
 import {
   type Config,
   ConfigError,
-  createLogger,
+  createConfiguredLogger,
   loadConfig,
   onStopRequest,
   PLATFORM_ROLES,
@@ -14,6 +14,7 @@ import {
 } from "@platform/kernel";
 import { Command, InvalidArgumentError } from "commander";
 import { setCommandName } from "./commandName.ts";
+import { humanOutput } from "./commands/banner.ts";
 import {
   createBrokerageClient,
   createBrokerageKeyPair,
@@ -83,14 +84,14 @@ program.hook("preAction", (_program, action) => {
  * Stops a long-running command (`start`, `relayer`) once, on Ctrl-C, SIGTERM, SIGHUP or its parent's end, then
  * exits; a second request exits at once.
  */
-function stopOnRequest(stop: () => Promise<void>): void {
+function stopOnRequest(stop: () => Promise<void>, out: NodeJS.WriteStream): void {
   // After SIGHUP the terminal may be gone: a failed write must not crash the stop.
   const ignore = () => {};
   onStopRequest(
     async (reason) => {
       process.stdout.on("error", ignore);
       process.stderr.on("error", ignore);
-      process.stdout.write(`\nStopping (${reason})...\n`);
+      out.write(`\nStopping (${reason})...\n`);
       await stop();
       process.exit(0);
     },
@@ -110,8 +111,9 @@ program
   .action(
     run(async (o: { resetDevnet?: boolean; role?: PlatformRole }) => {
       // Watched from the first instant: a stop asked for while the platform starts waits for the start to end.
-      const starting = startPlatform(config(), o);
-      stopOnRequest(async () => (await starting.catch(() => undefined))?.stop());
+      const c = config();
+      const starting = startPlatform(c, o);
+      stopOnRequest(async () => (await starting.catch(() => undefined))?.stop(), humanOutput(c));
       await starting;
     }),
   );
@@ -166,7 +168,7 @@ program
   .action(
     run(async (o: { reset?: boolean }) => {
       const c = config();
-      await devnetCommand(c, createLogger({ level: c.logLevel }), o);
+      await devnetCommand(c, createConfiguredLogger(c), o);
       process.exit(0);
     }),
   );
@@ -185,7 +187,8 @@ program
   .option("--no-indexer", "do not index the SpokePools here (other instances do)")
   .action(
     run(async (o: { indexer: boolean }) => {
-      stopOnRequest(await relayerCommand(config(), o));
+      const c = config();
+      stopOnRequest(await relayerCommand(c, o), humanOutput(c));
     }),
   );
 

@@ -9,8 +9,8 @@ import {
   type ApiKeyStore,
   type Config,
   createApiKeyStore,
+  createConfiguredLogger,
   createDatabase,
-  createLogger,
   type Database,
   type FolderLock,
   kernelMigrations,
@@ -44,7 +44,7 @@ export function embeddedDatabaseFolder(config: Config): string | undefined {
 }
 
 export async function openPlatform(config: Config, options: OpenPlatformOptions = {}): Promise<Platform> {
-  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const logger = options.logger ?? createConfiguredLogger(config);
   const folder = embeddedDatabaseFolder(config);
   const lock: FolderLock | undefined = folder
     ? await lockFolder(folder, { command: commandName(), servesAdmin: options.servesAdmin ?? false })

@@ -40,6 +40,8 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ env: { WEARABLES_PORT: "70000" } })).toThrow(/between 0 and 65535/);
     expect(() => loadConfig({ env: { DATABASE_URL: "mysql://x" } })).toThrow(/DATABASE_URL must be a URL with scheme/);
     expect(() => loadConfig({ env: { LOG_LEVEL: "loud" } })).toThrow(/LOG_LEVEL must be one of/);
+    expect(() => loadConfig({ env: { LOG_FORMAT: "xml" } })).toThrow(/LOG_FORMAT must be one of auto, pretty, json/);
+    expect(() => loadConfig({ env: { LOG_REQUESTS: "sometimes" } })).toThrow(/LOG_REQUESTS must be true or false/);
   });
 
   it("reads a config file, and the environment wins over it", () => {

@@ -66,6 +66,20 @@ export const options = {
     description: "pino log level.",
     parse: parseEnum(["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const),
   }),
+  logFormat: option({
+    env: "LOG_FORMAT",
+    default: "auto" as const,
+    description:
+      "How log lines are written: `pretty` (one readable line per event: time, level, service, message, `key=value` fields; coloured on a terminal unless NO_COLOR is set), `json` (one JSON object per line, for collectors), `auto` = pretty when standard output is a terminal, else json. With json, `platform start` prints its banner on standard error, so standard output holds JSON lines only.",
+    parse: parseEnum(["auto", "pretty", "json"] as const),
+  }),
+  logRequests: option<boolean | undefined>({
+    env: "LOG_REQUESTS",
+    default: undefined,
+    description:
+      "Access log lines (one per HTTP request): unset = always in json output, in pretty output only at LOG_LEVEL=debug or trace (a terminal stays readable); true = always; false = never.",
+    parse: parseBool,
+  }),
   host: option({
     env: "HOST",
     default: "127.0.0.1",

@@ -278,6 +278,32 @@ describe("createHttpServer", () => {
     expect(text).toContain('"url":"/x?apikey=[REDACTED]&chainid=1"');
     expect(text).not.toMatch(/SECRET\d/);
   });
+
+  it("writes no access line when its logger says not to (a terminal without LOG_REQUESTS), failures still", async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const url = await start(
+      (a) => {
+        a.get("/x", async () => ({ ok: true }));
+        a.get("/boom", async () => {
+          throw new Error("boom");
+        });
+      },
+      createLogger({ level: "info", destination, requests: false }),
+    );
+    expect((await fetch(`${url}/x`)).status).toBe(200);
+    expect((await fetch(`${url}/boom`)).status).toBe(500);
+    await app?.close();
+    app = undefined;
+    const messages = lines.map((l) => JSON.parse(l).msg);
+    expect(messages).toContain("request failed");
+    expect(messages).not.toContain("request");
+  });
 });
 
 describe("request bodies", () => {

@@ -16,7 +16,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import type { TrustProxy } from "../config/parsers.ts";
-import type { Logger } from "../log/logger.ts";
+import { type Logger, logsRequests } from "../log/logger.ts";
 import type { BodyLeniency } from "./bodyLeniency.ts";
 import { HttpError, toHttpError } from "./httpError.ts";
 import { completeDocument, type OpenApiDocument, type OpenApiErrors, type OpenApiTag } from "./openapiDocument.ts";
@@ -160,7 +160,8 @@ export async function createHttpServer(parameters: CreateHttpServerParameters): 
     if (closing) setImmediate(() => app.server.closeIdleConnections());
   });
   app.addHook("onResponse", async (request, reply) => {
-    if (!parameters.logger.isLevelEnabled("info")) return;
+    // Off at a terminal unless asked (LOG_REQUESTS, or LOG_LEVEL=debug): see `createConfiguredLogger`.
+    if (!logsRequests(parameters.logger)) return;
     request.log.info(
       { req: request, ip: request.ip, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       "request",

@@ -1,4 +1,4 @@
-import type { ChainEndpoint, Config, DemoCredentials } from "@platform/kernel";
+import { type ChainEndpoint, type Config, type DemoCredentials, resolveLogFormat } from "@platform/kernel";
 import { createTable } from "./table.ts";
 
 export interface RunningService {
@@ -8,7 +8,19 @@ export interface RunningService {
   baseUrl: string;
 }
 
-/** What `platform start` tells the person who ran it (stdout, not the log: it holds demo keys once). */
+/**
+ * Where a long-running command's text for a person goes (its banner, "Stopping…"): stdout, unless the log
+ * writes JSON lines there (LOG_FORMAT=json, or `auto` without a terminal), then stderr, so that stdout holds
+ * nothing but JSON lines for a collector.
+ */
+export function humanOutput(config: Pick<Config, "logFormat">): NodeJS.WriteStream {
+  return resolveLogFormat(config.logFormat) === "json" ? process.stderr : process.stdout;
+}
+
+/**
+ * What `platform start` tells the person who ran it (not the log: it holds demo keys once), on
+ * {@link humanOutput}.
+ */
 export function printBanner(o: {
   config: Config;
   services: RunningService[];
@@ -53,5 +65,5 @@ export function printBanner(o: {
     for (const [label, value] of demo.lines) lines.push(`  ${label.padEnd(width)}  ${value}`);
   }
   lines.push("", "Ctrl-C stops the platform.", "");
-  process.stdout.write(`${lines.join("\n")}\n`);
+  humanOutput(o.config).write(`${lines.join("\n")}\n`);
 }

@@ -14,6 +14,7 @@ import {
 } from "@platform/kernel";
 import { commandName } from "../commandName.ts";
 
+import { humanOutput } from "./banner.ts";
 import { createTable } from "./table.ts";
 
 export interface RunningDevnet {
@@ -86,8 +87,9 @@ export async function devnetCommand(config: Config, logger: Logger, o: { reset?:
   if (!running) throw new Error("Every devnet chain has an external RPC in CHAIN_RPC_URLS: nothing to run");
   const table = createTable(["chain id", "name", "JSON-RPC"]);
   for (const c of running.devnet.manifest.chains) table.push([String(c.chainId), c.name, c.rpcUrl]);
-  process.stdout.write(`\n${table.toString()}\n${running.summary.join("\n")}\n\nCtrl-C stops the devnet.\n`);
+  const out = humanOutput(config);
+  out.write(`\n${table.toString()}\n${running.summary.join("\n")}\n\nCtrl-C stops the devnet.\n`);
   await new Promise<void>((resolve) => onStopRequest(() => resolve()));
-  process.stdout.write("\nStopping the devnet (saving chain state)...\n");
+  out.write("\nStopping the devnet (saving chain state)...\n");
   await running.stop();
 }

@@ -144,6 +144,12 @@ export async function startPlatform(
         demoKeys.push({ service: name, key: (await apiKeys.create({ service: name, name: DEMO_KEY_NAME, plan })).key });
       }
     }
+    // Logged before the banner, so that the banner ends what starting prints (LOG_FORMAT=json: it goes to
+    // stderr instead, see `humanOutput`).
+    logger.info(
+      { role: config.role, instance: registered.id, services: running.map((s) => s.name), chains: chains.length },
+      "platform started",
+    );
     printBanner({
       config,
       services: running,
@@ -155,10 +161,6 @@ export async function startPlatform(
       role: config.role,
       instanceId: registered.id,
     });
-    logger.info(
-      { role: config.role, instance: registered.id, services: running.map((s) => s.name), chains: chains.length },
-      "platform started",
-    );
     return { services: running, stop };
   } catch (error) {
     await stop();
