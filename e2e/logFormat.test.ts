@@ -69,7 +69,9 @@ describe("platform start's output", () => {
     const warning = out.filter((l) => l.includes("development default in effect: DATABASE_URL is unset"));
     expect(warning).toHaveLength(1);
     expect(warning[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}development default in effect: .* option=DATABASE_URL /);
-    expect(out.some((l) => / INFO {2}platform started services=\["wearables"\]/.test(l))).toBe(true);
+    expect(out.some((l) => / INFO {2}platform started role=all instance=\S+ services=\["wearables"\]/.test(l))).toBe(
+      true,
+    );
     expect(out.some((l) => l.includes("GET /health"))).toBe(false);
     // The banner ends what starting prints: it follows the last start-up line.
     const started = out.findIndex((l) => l.includes("platform started"));
