@@ -35,7 +35,11 @@ export function closeQuerystring(route: RouteOptions): void {
  */
 export function isUnknownQueryParameter(error: HttpError, request: FastifyRequest | undefined): boolean {
   if (error.code !== "INVALID_PARAM" || error.param === undefined || !request) return false;
+  const schema = request.routeOptions?.schema?.querystring as ObjectSchema | undefined;
+  // Only a closed schema (the data host's) refuses undeclared parameters; on an open one (the trading hosts)
+  // a failure naming such a parameter is about its value (a NUL in it), a 422 like any bad value.
+  if (schema?.additionalProperties !== false) return false;
   const query = request.query as Record<string, unknown> | undefined;
-  const declared = (request.routeOptions?.schema?.querystring as ObjectSchema | undefined)?.properties ?? {};
+  const declared = schema.properties ?? {};
   return query !== undefined && Object.hasOwn(query, error.param) && !Object.hasOwn(declared, error.param);
 }
