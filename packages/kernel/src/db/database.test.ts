@@ -83,6 +83,7 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
     expect((await migrate(t.db, migrations)).applied).toEqual([
       "platform/0001_api_keys",
       "platform/0002_jobs_and_leases",
+      "platform/0003_instances",
     ]);
     expect((await migrate(t.db, migrations)).applied).toEqual([]);
     const edited = migrations.map((m) => ({ ...m, sql: `${m.sql}\n-- edited` }));
