@@ -6,7 +6,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createPlatformEnv, type PlatformProcess, startPlatformProcess } from "./support/platformProcess.ts";
 
-const VARS = { SERVICES: "wearables", WEARABLES_PORT: "0", DEVNET: "false", LOG_LEVEL: "info" };
+// One devnet chain: its development-default warning is printed on PGlite and PostgreSQL alike.
+const VARS = {
+  SERVICES: "wearables",
+  WEARABLES_PORT: "0",
+  DEVNET: "true",
+  DEVNET_CHAINS: "1337",
+  DEVNET_PORTS: "1337=0",
+  LOG_LEVEL: "info",
+};
 
 let platform: PlatformProcess | undefined;
 let removeEnv: (() => Promise<void>) | undefined;
@@ -47,7 +55,7 @@ describe("platform start's output", () => {
     const records = lines(p.stdout()).map((l) => JSON.parse(l) as { level: number; msg: string });
     expect(records.map((r) => r.msg)).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^development default in effect: DATABASE_URL is unset/),
+        expect.stringMatching(/^development default in effect: DEVNET is on/),
         "platform started",
         "request",
       ]),
@@ -66,9 +74,9 @@ describe("platform start's output", () => {
 
     const out = lines(p.output());
     expect(out.filter(isJsonObject)).toEqual([]);
-    const warning = out.filter((l) => l.includes("development default in effect: DATABASE_URL is unset"));
+    const warning = out.filter((l) => l.includes("development default in effect: DEVNET is on"));
     expect(warning).toHaveLength(1);
-    expect(warning[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}development default in effect: .* option=DATABASE_URL /);
+    expect(warning[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}development default in effect: .* option=DEVNET /);
     expect(out.some((l) => / INFO {2}platform started role=all instance=\S+ services=\["wearables"\]/.test(l))).toBe(
       true,
     );
