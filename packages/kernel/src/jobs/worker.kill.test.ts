@@ -5,11 +5,11 @@
  * Every job must end completed with exactly one effect: none lost, none done twice. The draws (handler
  * delays, the kill instant) come from a seed that is printed; `KILL_TEST_SEED=<seed>` replays them.
  */
-import { randomInt } from "node:crypto";
-import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Migration } from "../db/migrate.ts";
 import { kernelMigrations } from "../kernelMigrations.ts";
 import { createKillTestDatabase, type KillTestDatabase, killTestChildren } from "../testing/killTest.ts";
+import { replayableRandom } from "../testing/replayableRandom.ts";
 import { enqueueJob } from "./enqueue.ts";
 import { listJobs } from "./jobStore.ts";
 import type { JobsKillChildConfig } from "./killChild.ts";
@@ -35,23 +35,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-/** Mulberry32: the same seed gives the same draws in [0, 1). */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 it("a worker SIGKILLed mid-job: another completes every job, each exactly once", async () => {
-  const seed = process.env.KILL_TEST_SEED ? Number(process.env.KILL_TEST_SEED) : randomInt(2 ** 31);
+  const { seed, next: random } = replayableRandom();
   console.log(`worker kill test: KILL_TEST_SEED=${seed}`);
-  onTestFailed(() => console.error(`These random timings replay with KILL_TEST_SEED=${seed}`));
-  const random = seeded(seed);
 
   let db = await database.open();
   const ids: string[] = [];

@@ -16,4 +16,5 @@ export {
   type SpawnKillTestChildParameters,
   startKillTestChild,
 } from "./killTest.ts";
+export { type ReplayableRandom, replayableRandom } from "./replayableRandom.ts";
 export { type StartTestServiceParameters, startTestService, type TestService } from "./startTestService.ts";
