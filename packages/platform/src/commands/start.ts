@@ -21,9 +21,11 @@ import {
   type Config,
   closeGracefully,
   type DemoCredentials,
+  type HttpServer,
   type PlatformContext,
   type PlatformRole,
   registerInstance,
+  resolveLogFormat,
   type ServiceInstance,
   warnOfDevelopmentDefaults,
 } from "@platform/kernel";
@@ -102,7 +104,7 @@ export async function startPlatform(
       ];
       for (const host of serves ? hosts : []) {
         const app = await instance.createServer(host.name || undefined);
-        await app.listen({ host: config.host, port: host.port(config) });
+        await listenQuietlyAtTerminal(app, { host: config.host, port: host.port(config) }, config);
         stops.push(() => closeGracefully(app, config.shutdownTimeoutMs));
         const address = app.server.address();
         const port = typeof address === "object" && address ? address.port : host.port(config);
@@ -165,5 +167,28 @@ export async function startPlatform(
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * Fastify logs "Server listening at …" for each server. For a collector (JSON lines) that is the record of
+ * which port a server took; at a terminal the banner lists every URL right after, so there the line would
+ * only say it twice: it is left out (the app's logger is raised to `warn` for the call only).
+ */
+async function listenQuietlyAtTerminal(
+  app: HttpServer,
+  address: { host: string; port: number },
+  config: Pick<Config, "logFormat">,
+): Promise<void> {
+  if (resolveLogFormat(config.logFormat) !== "pretty") {
+    await app.listen(address);
+    return;
+  }
+  const level = app.log.level;
+  app.log.level = "warn";
+  try {
+    await app.listen(address);
+  } finally {
+    app.log.level = level;
   }
 }
