@@ -42,6 +42,7 @@ export {
   type LeaseRecord,
   type Leases,
 } from "./leases.ts";
+export { type QueueSummary, summarizeQueues } from "./queueSummary.ts";
 export {
   type LeasedLoopContext,
   type LeasedRunner,

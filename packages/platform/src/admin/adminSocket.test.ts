@@ -14,6 +14,7 @@ import {
   enqueueJob,
   kernelMigrations,
   migrate,
+  type QueueSummary,
 } from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import type { FastifyInstance } from "fastify";
@@ -149,6 +150,12 @@ describe("jobs and leases (platform jobs)", () => {
       "/jobs?queue=admin.test&state=queued&limit=10",
     );
     expect(jobs).toEqual([expect.objectContaining({ id, state: "queued", attempts: 0, max_attempts: 2 })]);
+    // Per queue (`platform status`): one queued job, due now, nothing running or dead.
+    await enqueueJob(database.db, "admin.later", {}, { runAt: new Date(Date.now() + 3_600_000) });
+    const queues = (await callAdmin<QueueSummary[]>(dir, "GET", "/queues")) ?? [];
+    expect(queues.find((q) => q.queue === "admin.test")).toMatchObject({ queued: 1, due: 1, active: 0, dead: 0 });
+    expect(queues.find((q) => q.queue === "admin.test")?.oldest_due_ms).toBeGreaterThanOrEqual(0);
+    expect(queues.find((q) => q.queue === "admin.later")).toMatchObject({ queued: 1, due: 0, oldest_due_ms: null });
     expect(await callAdmin(dir, "POST", `/jobs/${id}/cancel`)).toMatchObject({ id, state: "cancelled" });
     expect(await callAdmin(dir, "POST", `/jobs/${id}/retry`)).toMatchObject({ id, state: "queued" });
     const leases = await callAdmin<{ name: string; holder: string; token: string; held: boolean }[]>(

@@ -24,6 +24,7 @@ import {
   OperatorInputError,
   type Queryable,
   retryJob,
+  summarizeQueues,
   toHttpError,
 } from "@platform/kernel";
 import Fastify, { type FastifyError, type FastifyInstance } from "fastify";
@@ -171,6 +172,8 @@ export async function startAdminServer(
         }),
     );
     app.get("/leases", async () => createLeases({ db }).list());
+    // Per queue: waiting, running, dead, the oldest due job's wait (`platform status`).
+    app.get("/queues", async () => summarizeQueues(db));
     // The platform processes and their roles (`platform status`).
     app.get("/instances", async () => listInstances(db));
     app.post<{ Params: { jobId: string; action: "retry" | "cancel" } }>(

@@ -8,9 +8,18 @@
  * On the embedded database everything comes from the admin socket of its one platform. On PostgreSQL the
  * instances and leases are read from the database (api and worker instances may run on other hosts); the
  * jobs' details are added when a worker (or an `all`) serves the admin socket of this DATA_DIR.
- * `--json` prints `{ <service>: status, …, instances: [...], leases: [...] }`.
+ * `--json` prints `{ <service>: status, …, instances: [...], leases: [...], queues: [...] }` (queues: per job
+ * queue, how many jobs wait, are due, run and died, the oldest due job's wait and the newest error).
  */
-import { type Config, createLeases, type InstanceRecord, type LeaseRecord, listInstances } from "@platform/kernel";
+import {
+  type Config,
+  createLeases,
+  type InstanceRecord,
+  type LeaseRecord,
+  listInstances,
+  type QueueSummary,
+  summarizeQueues,
+} from "@platform/kernel";
 import { callAdmin, isPlatformRunning } from "../admin/adminSocket.ts";
 import { openPlatformOrExplain, platformAnswers } from "../admin/platformAccess.ts";
 import { createTable } from "./table.ts";
@@ -58,12 +67,15 @@ async function readStatus(config: Config): Promise<{
   services: Record<string, ServiceStatus>;
   instances: Wire<InstanceRecord>[];
   leases: Wire<LeaseRecord>[];
+  queues: QueueSummary[];
 }> {
   const wire = <T>(rows: T[]) => JSON.parse(JSON.stringify(rows));
   if (config.databaseUrl) {
     const platform = await openPlatformOrExplain(config);
     try {
-      const [instances, leases] = [await listInstances(platform.db), await createLeases({ db: platform.db }).list()];
+      const instances = await listInstances(platform.db);
+      const leases = await createLeases({ db: platform.db }).list();
+      const queues = await summarizeQueues(platform.db);
       const services =
         ((await isPlatformRunning(config.dataDir))
           ? await callAdmin<Record<string, ServiceStatus>>(config.dataDir, "GET", "/status")
@@ -71,7 +83,7 @@ async function readStatus(config: Config): Promise<{
       if (!instances.some((i) => i.alive) && Object.keys(services).length === 0) {
         throw new Error("No platform instance is running on this database (DATABASE_URL)");
       }
-      return { services, instances: wire(instances), leases: wire(leases) };
+      return { services, instances: wire(instances), leases: wire(leases), queues };
     } finally {
       await platform.close();
     }
@@ -87,13 +99,14 @@ async function readStatus(config: Config): Promise<{
     services: await admin<Record<string, ServiceStatus>>("/status"),
     instances: await admin<Wire<InstanceRecord>[]>("/instances"),
     leases: await admin<Wire<LeaseRecord>[]>("/leases"),
+    queues: await admin<QueueSummary[]>("/queues"),
   };
 }
 
 export async function statusCommand(config: Config, o: { json?: boolean }): Promise<void> {
-  const { services: status, instances, leases } = await readStatus(config);
+  const { services: status, instances, leases, queues } = await readStatus(config);
   if (o.json) {
-    process.stdout.write(`${JSON.stringify({ ...status, instances, leases }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...status, instances, leases, queues }, null, 2)}\n`);
     return;
   }
   const instanceTable = createTable(["instance", "role", "host", "pid", "started", "last heartbeat", "alive"]);
@@ -104,6 +117,30 @@ export async function statusCommand(config: Config, o: { json?: boolean }): Prom
   const leaseTable = createTable(["lease", "holder", "fencing token", "expires", "held"]);
   for (const l of leases) leaseTable.push([l.name, l.holder ?? "-", l.token, l.expires_at, l.held ? "yes" : "no"]);
   if (leases.length) process.stdout.write(`Leases\n${leaseTable.toString()}\n\n`);
+  const queueTable = createTable([
+    "job queue",
+    "queued",
+    "due",
+    "oldest due",
+    "active",
+    "dead",
+    "completed",
+    "last error",
+  ]);
+  for (const q of queues) {
+    const wait = q.oldest_due_ms === null ? "-" : `${(q.oldest_due_ms / 1000).toFixed(1)} s`;
+    const counts = [q.queued, q.due].map(String);
+    queueTable.push([
+      q.queue,
+      ...counts,
+      wait,
+      String(q.active),
+      String(q.dead),
+      String(q.completed),
+      q.last_error ?? "",
+    ]);
+  }
+  if (queues.length) process.stdout.write(`Jobs\n${queueTable.toString()}\n\n`);
   const indexers = createTable([
     "service",
     "chain",
