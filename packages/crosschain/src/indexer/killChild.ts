@@ -33,6 +33,8 @@ if (child.mode === "run") {
     logger,
     chains: child.chains,
     onStored: () => process.stdout.write("STORED\n"),
+    // A killed child never releases its chains' leases: the next one takes over when they expire.
+    leaseTtlMs: 1_000,
   });
 } else {
   for (const chain of child.chains) {
