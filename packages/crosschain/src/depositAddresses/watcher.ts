@@ -17,6 +17,7 @@ import {
   createLeases,
   type Database,
   type LeasedRunner,
+  LeaseLostError,
   type Logger,
   type Queryable,
   runWhileLeased,
@@ -366,6 +367,8 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
       try {
         await passOn(chain, tenure, wallet);
       } catch (error) {
+        // A fenced record refused: another instance holds the chain's lease now. End this tenure at once.
+        if (error instanceof LeaseLostError) break;
         status.lastError = shortError(error);
         log.warn({ chainId: chain.chainId, err: status.lastError }, "deposit address pass failed; retrying");
       }
