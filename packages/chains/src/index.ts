@@ -46,6 +46,13 @@ export {
   type StoredRange,
 } from "./indexing/chainFollower.ts";
 export { type FindCommonAncestorParameters, findCommonAncestor } from "./indexing/commonAncestor.ts";
+export {
+  type CreateIndexerLeaseParameters,
+  createIndexerLease,
+  INDEXER_LEASE_TTL_MS,
+  type IndexerLease,
+  type WriteFence,
+} from "./indexing/indexerLease.ts";
 export { type IndexerLoop, type IndexerLoopParameters, startIndexerLoop } from "./indexing/indexerLoop.ts";
 export { HEX_VALUE, LOG_FIELD, LogsView, type RpcLog, scanLogsReply } from "./indexing/logsView.ts";
 export {

@@ -2,9 +2,8 @@
  * Chain statistics (Etherscan API V2 `module=stats` compatible): a block indexer per chain with daily
  * rollups (`jobs/`), and `GET /v2/api` + `GET /v2/chainlist` over them (`http/`).
  */
-import { setMaxListeners } from "node:events";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { createBlockFetcher } from "@platform/chains";
+import { createBlockFetcher, createIndexerLease, type WriteFence } from "@platform/chains";
 import {
   type BackgroundJob,
   type ChainEndpoint,
@@ -52,7 +51,7 @@ export async function createChainstats(context: PlatformContext): Promise<Chains
   const repository = createBlocksRepository(context.db);
   return {
     createServer: () => createServer(context, repository),
-    startJobs: async () => startIndexers(createIndexers(context, repository)),
+    startJobs: async () => startIndexers(context, repository),
   };
 }
 
@@ -90,40 +89,66 @@ async function createServer(
   return app;
 }
 
-/** One indexer per chain, each restartable from its checkpoint. */
-export function createIndexers(
-  { config, db, logger, chains }: Pick<PlatformContext, "config" | "db" | "logger" | "chains">,
-  repository: BlocksRepository = createBlocksRepository(db),
-) {
-  return indexedChains(config, chains).map((chain) =>
-    createChainIndexer({
-      chainId: chain.chainId,
-      fetcher: createBlockFetcher({
-        rpcUrl: chain.rpcUrl,
-        batchSize: config.chainstatsBatchSize,
-        concurrency: config.chainstatsConcurrency,
-      }),
-      repository,
-      startBlock: BigInt(config.chainstatsStartBlock),
-      finalityDepth: config.chainstatsFinalityDepth,
-      pollMs: config.chainstatsPollMs,
-      windowSize: config.chainstatsWindowSize,
-      logger,
+/** The kernel lease a chain's block indexer runs under: one instance indexes a chain at a time. */
+export const indexerLeaseName = (chainId: number) => `chainstats.indexer:${chainId}`;
+
+type IndexerContext = Pick<PlatformContext, "config" | "db" | "logger" | "chains">;
+
+function createIndexer(
+  { config, logger }: IndexerContext,
+  repository: BlocksRepository,
+  chain: ChainEndpoint,
+  fence?: WriteFence,
+): ChainIndexer {
+  return createChainIndexer({
+    chainId: chain.chainId,
+    fetcher: createBlockFetcher({
+      rpcUrl: chain.rpcUrl,
+      batchSize: config.chainstatsBatchSize,
+      concurrency: config.chainstatsConcurrency,
     }),
-  );
+    repository,
+    startBlock: BigInt(config.chainstatsStartBlock),
+    finalityDepth: config.chainstatsFinalityDepth,
+    pollMs: config.chainstatsPollMs,
+    windowSize: config.chainstatsWindowSize,
+    logger,
+    fence,
+  });
 }
 
-/** Runs every indexer until `stop()`, which waits for each to finish its current window. */
-function startIndexers(indexers: ChainIndexer[]): BackgroundJob {
-  const controller = new AbortController();
-  // Every chain's loop waits on this one signal (a listener each while it waits): not a leak.
-  setMaxListeners(0, controller.signal);
-  const runs = indexers.map((indexer) => indexer.run(controller.signal));
+/** One indexer per chain, each restartable from its checkpoint, with no lease (`platform chainstats backfill`). */
+export function createIndexers(
+  context: IndexerContext,
+  repository: BlocksRepository = createBlocksRepository(context.db),
+) {
+  return indexedChains(context.config, context.chains).map((chain) => createIndexer(context, repository, chain));
+}
+
+/**
+ * Runs every chain's indexer until `stop()`, which waits for each to finish its current window. Each runs
+ * under the lease `chainstats.indexer:<chainId>` (chains' createIndexerLease): with several worker instances
+ * on one database one of them indexes a chain, the others stand by, and the holder's windows are fenced.
+ */
+function startIndexers(context: IndexerContext, repository: BlocksRepository): BackgroundJob {
+  const running = indexedChains(context.config, context.chains).map((chain) => {
+    const lease = createIndexerLease({
+      db: context.db,
+      logger: context.logger.child({ chainId: chain.chainId, job: "chainstats-indexer" }),
+      name: indexerLeaseName(chain.chainId),
+    });
+    const indexer = createIndexer(context, repository, chain, lease.fence);
+    return { indexer, runner: lease.run((signal) => indexer.run(signal)) };
+  });
   return {
-    status: () => toJobStatus({ indexers: indexers.map((i) => i.status) }),
+    status: () =>
+      toJobStatus({
+        indexers: running.map(({ indexer, runner }) =>
+          runner.holding() ? indexer.status : { ...indexer.status, state: "standby" },
+        ),
+      }),
     async stop() {
-      controller.abort();
-      await Promise.all(runs);
+      await Promise.all(running.map(({ runner }) => runner.stop()));
     },
   };
 }

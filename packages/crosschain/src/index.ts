@@ -132,6 +132,9 @@ async function createServer(
   });
   const authFailures = createRateCounter(config.redisUrl);
   app.addHook("onClose", () => authFailures.close());
+  // Quotes read the chain-state cache: an api-only instance (no startJobs) keeps it fresh itself.
+  const refresh = startQuoteRefresh(quotes);
+  app.addHook("onClose", () => refresh.stop());
   const requireBearer = createBearerAuth(
     apiKeys,
     createFailedCredentials({ counter: authFailures, service: "crosschain", limit: failureLimitOf(config) }),
@@ -194,7 +197,7 @@ function startCrosschainJobs(
           onStored: () => wakeRelayer(),
           pricesOf: (chainId) => quotes.cache.snapshot().chains.get(chainId)?.prices,
         });
-  const refresh = startQuoteRefresh(quotes); // keeps the chain-state cache warm
+  const refresh = startQuoteRefresh(quotes); // the relayer's fill costs read the cache (a worker may serve nothing)
   const relayerKey = relayerKeyOf(context);
   const relayer =
     config.crosschainRelayer && relayerKey

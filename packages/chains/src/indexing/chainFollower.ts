@@ -77,7 +77,8 @@ export interface FollowerStore<D, B extends ChainBlock = ChainBlock> {
 /** What a follower is doing, for `platform status`. */
 export interface FollowerStatus {
   chainId: number;
-  state: "starting" | "catching-up" | "following" | "error" | "stopped";
+  /** "standby": another instance holds this chain's indexer lease (set by the service running it). */
+  state: "starting" | "catching-up" | "following" | "error" | "stopped" | "standby";
   /** The chain's head as last read. */
   head: bigint | null;
   /** The first block not stored yet. */
@@ -289,6 +290,8 @@ export function createChainFollower<D, B extends ChainBlock = ChainBlock>(
       resumed = true;
     },
     run(signal) {
+      // A run may follow another instance's tenure (leases): what it stored since is read again first.
+      resumed = false;
       const loop = startIndexerLoop({
         signal,
         pollMs: p.pollMs,

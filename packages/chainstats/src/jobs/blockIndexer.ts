@@ -10,6 +10,7 @@ import {
   createChainFollower,
   type FollowerStatus,
   type ReadRange,
+  type WriteFence,
 } from "@platform/chains";
 import { byteaToHex, type Logger } from "@platform/kernel";
 import { type BlockHeader, linkBlocks } from "../domain/rollup.ts";
@@ -28,6 +29,8 @@ export interface CreateChainIndexerParameters {
   /** Blocks per window (one transaction); default 2,000. */
   windowSize?: number;
   logger: Logger;
+  /** The chain's indexer lease (chains' createIndexerLease), asserted by every checkpoint write; none for a backfill. */
+  fence?: WriteFence;
 }
 
 /** A stored block as the follower tracks it, with the time the next block's `blockTime` is counted from. */
@@ -82,7 +85,7 @@ export function createChainIndexer(p: CreateChainIndexerParameters) {
           }
         );
       },
-      startOver: (genesisHash, startBlock) => repo.startOver(chainId, genesisHash, startBlock),
+      startOver: (genesisHash, startBlock) => repo.startOver(chainId, genesisHash, startBlock, p.fence),
       async storedBlock(n) {
         const stored = await repo.storedBlock(chainId, n);
         return stored && { number: n, ...stored };
@@ -91,9 +94,9 @@ export function createChainIndexer(p: CreateChainIndexerParameters) {
         // The window's first block times from the stored tip (windowRange timed the others).
         const first = blocks[0] as BlockHeader;
         first.blockTime = parent ? first.timestamp - parent.timestamp : null;
-        return repo.append(chainId, from, blocks);
+        return repo.append(chainId, from, blocks, p.fence);
       },
-      rollbackTo: (ancestor) => repo.rollbackTo(chainId, ancestor),
+      rollbackTo: (ancestor) => repo.rollbackTo(chainId, ancestor, p.fence),
     },
   });
 

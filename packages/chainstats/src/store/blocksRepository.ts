@@ -3,6 +3,7 @@
  * checkpoint happens in one transaction with the rows it covers, so a crash at any instant leaves
  * the tables and the checkpoint consistent: nothing lost, nothing counted twice.
  */
+import type { WriteFence } from "@platform/chains";
 import { byteaToHex, type Database, hexDigits, type Queryable } from "@platform/kernel";
 import { type DailyAction, recordColumn } from "../domain/dailyStats.ts";
 import { type BlockHeader, type DailyDelta, dailyDeltas } from "../domain/rollup.ts";
@@ -89,9 +90,13 @@ export function createBlocksRepository(db: Database) {
       return db.query<ChainCheckpoint>("SELECT * FROM chainstats.chains ORDER BY chain_id");
     },
 
-    /** Forgets everything about a chain and starts it at `startBlock` (first run, reset devnet, deep reorg). */
-    async startOver(chainId: number, genesisHash: string, startBlock: bigint): Promise<void> {
+    /**
+     * Forgets everything about a chain and starts it at `startBlock` (first run, reset devnet, deep reorg).
+     * `fence` (here and in every write that moves the checkpoint): the indexer's lease, asserted first.
+     */
+    async startOver(chainId: number, genesisHash: string, startBlock: bigint, fence?: WriteFence): Promise<void> {
       await db.transaction(async (tx) => {
+        await fence?.(tx);
         await tx.query("DELETE FROM chainstats.blocks WHERE chain_id = $1", [chainId]);
         await tx.query("DELETE FROM chainstats.daily WHERE chain_id = $1", [chainId]);
         await tx.query(
@@ -117,9 +122,15 @@ export function createBlocksRepository(db: Database) {
      * the checkpoint, in one transaction. Returns false (and writes nothing) when the checkpoint is no
      * longer `expectedNext`, i.e. another writer got there first.
      */
-    async append(chainId: number, expectedNext: bigint, blocks: readonly BlockHeader[]): Promise<boolean> {
+    async append(
+      chainId: number,
+      expectedNext: bigint,
+      blocks: readonly BlockHeader[],
+      fence?: WriteFence,
+    ): Promise<boolean> {
       if (blocks.length === 0) return true;
       return db.transaction(async (tx) => {
+        await fence?.(tx);
         const [row] = await tx.query<{ next_block: string }>(
           "SELECT next_block FROM chainstats.chains WHERE chain_id = $1 FOR UPDATE",
           [chainId],
@@ -137,8 +148,9 @@ export function createBlocksRepository(db: Database) {
     },
 
     /** Removes every block above `ancestor`, subtracts them from the rollups, and rewinds the checkpoint. */
-    async rollbackTo(chainId: number, ancestor: bigint): Promise<number> {
+    async rollbackTo(chainId: number, ancestor: bigint, fence?: WriteFence): Promise<number> {
       return db.transaction(async (tx) => {
+        await fence?.(tx);
         const removed = await tx.query<{ n: string }>(
           `WITH gone AS (
              DELETE FROM chainstats.blocks WHERE chain_id = $1 AND number > $2

@@ -33,8 +33,9 @@ startDepositAddressWatcher({
   suggestedFees: createSuggestedFeesService(quotes),
   logger,
   pollMs: 50,
-  // The killed process never releases its lease: its successor takes over when it expires.
-  leaseTtlSec: 1,
+  // The killed process never releases its lease: its successor takes over when it expires. Not shorter:
+  // a renewal must get through while the child starts (the embedded database's one connection, a busy CPU).
+  leaseTtlSec: 2,
   hooks: {
     async onStep(step, info) {
       if (step !== config.crashAt) return;

@@ -8,10 +8,20 @@
  * Kill-safe, and never twice: an execution is signed, then recorded with its raw transaction, then broadcast.
  * After a crash the recorded transaction is sent again (same hash), never a new one; the deposit's signed nonce
  * (one per execution of the address) is single-use in the clone, so even a second transaction could not deposit
- * twice. One instance per key and chain works at a time (the relayer's lease table).
+ * twice. One instance works on a chain at a time: the one holding the kernel lease
+ * `crosschain.deposit-addresses:<chainId>` (`runWhileLeased`); its execution records carry the lease's fencing
+ * token, so an instance that lost the lease records, and therefore sends, nothing new.
  */
 import { createChainWalletClient } from "@platform/chains";
-import type { Database, Logger } from "@platform/kernel";
+import {
+  createLeases,
+  type Database,
+  type LeasedRunner,
+  LeaseLostError,
+  type Logger,
+  type Queryable,
+  runWhileLeased,
+} from "@platform/kernel";
 import {
   type Address,
   encodeAbiParameters,
@@ -39,7 +49,6 @@ import { multicallAddressOf, nativeBalanceCall, tokenBalanceCall } from "../quot
 import { type ChainClients, createChainClients } from "../quotes/chainClients.ts";
 import { wrappedNativeOf } from "../quotes/enabledRoutes.ts";
 import { shortError } from "../relayer/fillSender.ts";
-import { createRelayerLease } from "../relayer/lease.ts";
 import { counterfactualContractsOf } from "../services/depositAddresses.ts";
 import type { SuggestedFeesService } from "../services/suggestedFees.ts";
 import {
@@ -68,6 +77,7 @@ export interface DepositAddressWatcherOptions {
   suggestedFees: SuggestedFeesService;
   logger: Logger;
   pollMs: number;
+  /** Seconds a chain's lease lasts after its last renewal (the platform passes CROSSCHAIN_RELAYER_LEASE_SEC). */
   leaseTtlSec: number;
   clientOf?: ChainClients;
   /** Called after each crash-relevant step of an execution (the kill test stops there). */
@@ -88,7 +98,16 @@ export interface DepositAddressWatcher {
   stop(): Promise<void>;
 }
 
-/** Starts one loop per origin chain that can hold deposit addresses. */
+/** The kernel lease of the watcher on an origin chain. */
+export const watcherLeaseName = (chainId: number) => `crosschain.deposit-addresses:${chainId}`;
+
+/** One tenure of a chain's lease: aborted when it ends; `fence` asserts it in a transaction. */
+interface Tenure {
+  signal: AbortSignal;
+  fence: (tx: Queryable) => Promise<void>;
+}
+
+/** Starts one loop per origin chain that can hold deposit addresses, each under the chain's lease. */
 export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): DepositAddressWatcher {
   const account = privateKeyToAccount(o.privateKey);
   const repository = createDepositAddressesRepository(o.db);
@@ -96,16 +115,12 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
   const log = o.logger.child({ component: "deposit-address-watcher" });
   const status: DepositAddressWatcherStatus = { deposits: 0, refunds: 0, failed: 0, lastError: null };
   const maxFeeFixed = new Map<string, bigint>();
-  let stopped = false;
+  const leases = createLeases({ db: o.db });
   const wakers = new Set<() => void>();
 
-  async function passOn(
-    chain: SpokeChain,
-    lease: ReturnType<typeof createRelayerLease>,
-    wallet: ReturnType<typeof createChainWalletClient>,
-  ) {
+  async function passOn(chain: SpokeChain, tenure: Tenure, wallet: ReturnType<typeof createChainWalletClient>) {
     const contracts = counterfactualContractsOf(chain);
-    if (!contracts || !(await lease.hold())) return;
+    if (!contracts) return;
     const rows = await repository.onChain(chain.chainId);
     if (rows.length === 0) return;
     const client = clientOf(chain);
@@ -131,8 +146,8 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     // 3. Deposit or refund what arrived, one address at a time.
     for (const [i, row] of rows.entries()) {
       const balance = balances[i] as bigint;
-      if (balance === 0n || busy.has(row.address.toLowerCase()) || stopped) continue;
-      await handle(chain, contracts, row, balance, client, wallet);
+      if (balance === 0n || busy.has(row.address.toLowerCase()) || tenure.signal.aborted) continue;
+      await handle(chain, tenure, contracts, row, balance, client, wallet);
     }
   }
 
@@ -170,6 +185,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
 
   async function handle(
     chain: SpokeChain,
+    tenure: Tenure,
     contracts: NonNullable<ReturnType<typeof counterfactualContractsOf>>,
     row: DepositAddressRow,
     balance: bigint,
@@ -255,7 +271,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     }
 
     if (depositData) {
-      await send(chain, wallet, client, row, seq, "deposit", balance, contracts.factory, depositData);
+      await send(chain, tenure, wallet, client, row, seq, "deposit", balance, contracts.factory, depositData);
       return;
     }
     log.info({ chainId: chain.chainId, address: row.address, reason: refundReason }, "refunding a deposit address");
@@ -281,12 +297,13 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
         [tree.depositLeaf],
       ],
     });
-    await send(chain, wallet, client, row, seq, "refund", balance, row.address, withdraw);
+    await send(chain, tenure, wallet, client, row, seq, "refund", balance, row.address, withdraw);
   }
 
   /** Sign, record, broadcast, wait: see the module comment. */
   async function send(
     chain: SpokeChain,
+    tenure: Tenure,
     wallet: ReturnType<typeof createChainWalletClient>,
     client: ReturnType<ChainClients>,
     row: DepositAddressRow,
@@ -321,7 +338,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     });
     const txHash = keccak256(rawTx);
     const execution = { originChainId: chain.chainId, address: row.address, seq, kind, amount, rawTx, txHash };
-    await repository.recordSent(execution);
+    await repository.recordSent(execution, tenure.fence);
     await o.hooks?.onStep?.("recorded", { address: row.address, seq });
     await client.sendRawTransaction({ serializedTransaction: rawTx });
     await o.hooks?.onStep?.("broadcast", { address: row.address, seq });
@@ -342,31 +359,47 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
     return value;
   }
 
-  const loops = o.chains
-    .filter((chain) => counterfactualContractsOf(chain))
-    .map(async (chain) => {
-      const lease = createRelayerLease(o.db, account.address, chain.chainId, o.leaseTtlSec);
-      const wallet = createChainWalletClient({ ...chain, account });
-      while (!stopped) {
-        try {
-          await passOn(chain, lease, wallet);
-        } catch (error) {
-          status.lastError = shortError(error);
-          log.warn({ chainId: chain.chainId, err: status.lastError }, "deposit address pass failed; retrying");
-        }
-        if (stopped) break;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, o.pollMs);
-          function done() {
-            clearTimeout(timer);
-            wakers.delete(done);
-            resolve();
-          }
-          wakers.add(done);
-        });
+  /** Passes over a chain's addresses every `pollMs` (or on `wake()`) until the tenure ends. */
+  async function watch(chain: SpokeChain, tenure: Tenure) {
+    const wallet = createChainWalletClient({ ...chain, account });
+    const { signal } = tenure;
+    while (!signal.aborted) {
+      try {
+        await passOn(chain, tenure, wallet);
+      } catch (error) {
+        // A fenced record refused: another instance holds the chain's lease now. End this tenure at once.
+        if (error instanceof LeaseLostError) break;
+        status.lastError = shortError(error);
+        log.warn({ chainId: chain.chainId, err: status.lastError }, "deposit address pass failed; retrying");
       }
-      await lease.release().catch(() => undefined);
-    });
+      if (signal.aborted) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, o.pollMs);
+        function done() {
+          clearTimeout(timer);
+          wakers.delete(done);
+          signal.removeEventListener("abort", done);
+          resolve();
+        }
+        wakers.add(done);
+        signal.addEventListener("abort", done, { once: true });
+      });
+    }
+  }
+
+  const runners: LeasedRunner[] = o.chains
+    .filter((chain) => counterfactualContractsOf(chain))
+    .map((chain) =>
+      runWhileLeased(
+        {
+          db: o.db,
+          logger: log.child({ chainId: chain.chainId }),
+          name: watcherLeaseName(chain.chainId),
+          ttlMs: o.leaseTtlSec * 1000,
+        },
+        ({ lease, signal }) => watch(chain, { signal, fence: (tx) => leases.assertHeld(tx, lease) }),
+      ),
+    );
 
   return {
     status,
@@ -374,9 +407,7 @@ export function startDepositAddressWatcher(o: DepositAddressWatcherOptions): Dep
       for (const w of [...wakers]) w();
     },
     async stop() {
-      stopped = true;
-      for (const w of [...wakers]) w();
-      await Promise.all(loops);
+      await Promise.all(runners.map((r) => r.stop()));
     },
   };
 }

@@ -142,4 +142,4 @@ it("survives SIGKILL at any instant: each deposit stored once, every integrator 
   } finally {
     if (!pg) await db.close();
   }
-}, 120_000); // child processes in turn: 8–23 s on CI, too close to the default 30 s
+}, 180_000); // child processes in turn: 8–23 s on CI (each waits for its killed predecessor's lease), too close to the default 30 s

@@ -11,12 +11,12 @@ import {
   type ChainBlock,
   createBlockFetcher,
   createChainFollower,
+  createIndexerLease,
   type FollowerStatus,
-  type IndexerLoop,
   type ReadRange,
   startIndexerLoop,
 } from "@platform/chains";
-import { byteaToHex, type Config, type Database, type Logger, options } from "@platform/kernel";
+import { byteaToHex, type Config, type Database, type LeasedRunner, type Logger, options } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { SpokeChain } from "../deployments.ts";
 import type { ChainPrices } from "../quotes/prices.ts";
@@ -164,9 +164,14 @@ export function createSpokePoolIndexer(p: CreateSpokePoolIndexerParameters) {
 
 export type SpokePoolIndexer = ReturnType<typeof createSpokePoolIndexer>;
 
+/** The kernel lease a chain's SpokePool indexing runs under: one instance indexes a chain at a time. */
+export const indexerLeaseName = (chainId: number) => `crosschain.indexer:${chainId}`;
+
 /**
  * One indexer per SpokePool chain, running until `stop()`, reading on one pool of reader threads
- * (CROSSCHAIN_READER_THREADS) that `stop()` closes.
+ * (CROSSCHAIN_READER_THREADS) that `stop()` closes. Each chain's indexer, with its integrator-id and
+ * fill-cost passes, runs under the lease `crosschain.indexer:<chainId>` (chains' createIndexerLease): with
+ * several worker instances on one database, one of them indexes each chain and the others stand by.
  */
 export function startSpokePoolIndexers(p: {
   config: Config;
@@ -180,20 +185,24 @@ export function startSpokePoolIndexers(p: {
    * those fields null.
    */
   pricesOf?: (chainId: number) => ChainPrices | undefined;
+  /** How soon another instance resumes a chain whose indexer was killed (default INDEXER_LEASE_TTL_MS). */
+  leaseTtlMs?: number;
 }) {
-  const controller = new AbortController();
-  // Every chain's loop waits on this one signal (a listener each while it waits): not a leak.
-  setMaxListeners(0, controller.signal);
-  const store = createIndexerStore(p.db);
-  const integratorIds = createIntegratorIdStore(p.db);
   const fillCosts = createFillCostsStore(p.db);
   const pool = createReaderThreadPool({ threads: p.config.crosschainReaderThreads });
-  const loops: IndexerLoop[] = [];
   const readers: RangeReader[] = [];
+  const runners: LeasedRunner[] = [];
   const indexers = p.chains.map((chain) => {
+    const chainId = chain.chainId;
+    const lease = createIndexerLease({
+      db: p.db,
+      logger: p.logger.child({ chainId, job: "crosschain-indexer" }),
+      name: indexerLeaseName(chainId),
+      ttlMs: p.leaseTtlMs,
+    });
     const fetcher = createBlockFetcher({ rpcUrl: chain.rpcUrl, batchSize: 100, concurrency: 1 });
     const reader = createThreadedRangeReader({
-      chainId: chain.chainId,
+      chainId,
       addresses: spokeAddresses(chain),
       fetcher,
       rpcUrl: chain.rpcUrl,
@@ -202,7 +211,7 @@ export function startSpokePoolIndexers(p: {
     readers.push(reader);
     const indexer = createSpokePoolIndexer({
       chain,
-      store,
+      store: createIndexerStore(p.db, lease.fence),
       fetcher,
       reader,
       maxRange: p.config.crosschainLogRange,
@@ -211,41 +220,51 @@ export function startSpokePoolIndexers(p: {
       logger: p.logger,
       onStored: p.onStored,
     });
-    loops.push(indexer.run(controller.signal));
-    const pass = createIntegratorIdPass({ chainId: chain.chainId, store: integratorIds, fetcher, logger: p.logger });
-    loops.push(
-      startIndexerLoop({
-        signal: controller.signal,
-        pollMs: p.config.crosschainPollMs,
-        logger: p.logger.child({ chainId: chain.chainId, job: "crosschain-integrator-ids" }),
-        step: pass.step,
-      }),
-    );
-    if (p.pricesOf) {
-      const costs = createFillCostPass({
-        chainId: chain.chainId,
+    const integratorIds = createIntegratorIdPass({
+      chainId,
+      store: createIntegratorIdStore(p.db, lease.fence),
+      fetcher,
+      logger: p.logger,
+    });
+    const costs =
+      p.pricesOf &&
+      createFillCostPass({
+        chainId,
         chains: p.chains,
         store: fillCosts,
         fetcher,
         pricesOf: p.pricesOf,
         logger: p.logger,
       });
-      loops.push(
-        startIndexerLoop({
-          signal: controller.signal,
-          pollMs: p.config.crosschainPollMs,
-          logger: p.logger.child({ chainId: chain.chainId, job: "crosschain-fill-costs" }),
-          step: costs.step,
-        }),
-      );
-    }
-    return indexer;
+    const pass = (job: string, step: () => Promise<boolean>, signal: AbortSignal) =>
+      startIndexerLoop({
+        signal,
+        pollMs: p.config.crosschainPollMs,
+        logger: p.logger.child({ chainId, job }),
+        step,
+      }).done;
+    const runner = lease.run(async (signal) => {
+      // Every loop of the chain waits on this signal (a listener each while it waits): not a leak.
+      setMaxListeners(0, signal);
+      await Promise.all([
+        indexer.run(signal).done,
+        pass("crosschain-integrator-ids", integratorIds.step, signal),
+        costs ? pass("crosschain-fill-costs", costs.step, signal) : undefined,
+      ]);
+    });
+    runners.push(runner);
+    return {
+      chainId,
+      /** The follower's status; "standby" while another instance holds the chain's lease. */
+      get status(): SpokeIndexerStatus {
+        return runner.holding() ? indexer.status : { ...indexer.status, state: "standby" };
+      },
+    };
   });
   return {
     indexers,
     async stop() {
-      controller.abort();
-      await Promise.all(loops.map((l) => l.done));
+      await Promise.all(runners.map((r) => r.stop()));
       await Promise.all(readers.map((r) => r.close()));
       await pool.close();
     },

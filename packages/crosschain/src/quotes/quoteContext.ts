@@ -125,12 +125,30 @@ export function createQuoteContext(
   };
 }
 
-/** Keeps the chain-state cache and the observed fill times of `quotes` refreshed until `stop()`. */
-export function startQuoteRefresh({ cache, observedFillTimes }: QuoteContext): BackgroundJob {
-  cache.start();
-  observedFillTimes.start();
+/** How many holders (servers, job sets) keep each quote context refreshed: the last one to stop stops it. */
+const refreshHolders = new WeakMap<QuoteContext, number>();
+
+/**
+ * Keeps the chain-state cache and the observed fill times of `quotes` refreshed until `stop()`. Both the HTTP
+ * server (every api instance answers quotes from this cache, and holds no lease) and the background jobs (the
+ * relayer's fill costs) start it; it runs once per context and stops when the last of them stopped.
+ */
+export function startQuoteRefresh(quotes: QuoteContext): BackgroundJob {
+  const { cache, observedFillTimes } = quotes;
+  const holders = (refreshHolders.get(quotes) ?? 0) + 1;
+  refreshHolders.set(quotes, holders);
+  if (holders === 1) {
+    cache.start();
+    observedFillTimes.start();
+  }
+  let stopped = false;
   return {
     stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      const left = (refreshHolders.get(quotes) ?? 1) - 1;
+      refreshHolders.set(quotes, left);
+      if (left > 0) return;
       observedFillTimes.stop();
       await cache.stop();
     },

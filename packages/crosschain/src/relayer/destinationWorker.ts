@@ -1,8 +1,11 @@
 /**
- * One destination chain's loop. Each poll: reconcile the intents in flight (see reconcile.ts), sync the
- * nonce, then walk the pending deposits oldest first and fill those that pass every check. One worker per
- * chain, strictly sequential: there is never more than one send in progress per key and chain.
+ * One destination chain's loop, for one tenure of the relayer's lease on the chain (index.ts): it runs until
+ * `env.signal` aborts (the lease lost, or the relayer stopping). Each poll: reconcile the intents in flight
+ * (see reconcile.ts), sync the nonce, then walk the pending deposits oldest first and fill those that pass
+ * every check. One worker per chain, strictly sequential: there is never more than one send in progress per
+ * key and chain. A tenure starts as a restart does (reconciliation first, the nonce read from the chain).
  */
+import { LeaseLostError } from "@platform/kernel";
 import type { Address, Hex } from "viem";
 import { findToken } from "../deployments.ts";
 import { bytes32ToAddress, isMessageEmpty } from "../domain/relayHash.ts";
@@ -28,12 +31,14 @@ interface PollState {
 type Outcome = "sent" | "skipped" | "halt";
 
 export interface DestinationWorker {
+  /** Polls now instead of at the next interval. */
   wake(): void;
-  stop(): Promise<void>;
+  /** Settles once the signal aborted and the current poll finished, or when the lease turned out lost. */
+  done: Promise<void>;
 }
 
-export function startDestinationWorker(env: WorkerEnv, pollMs: number): DestinationWorker {
-  const { store, reader, chainStatus, status } = env;
+export function runDestinationWorker(env: WorkerEnv, pollMs: number): DestinationWorker {
+  const { store, reader, chainStatus, status, signal } = env;
   const chainId = env.chain.chainId;
   const reconciler = createReconciler(env);
   const lastSkip = new Map<Hex, SkipReason>();
@@ -42,7 +47,6 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
   /** Pending deposits are walked a page per poll; a cycle ends on a short page, then starts over. */
   let cursor: DepositCursor | undefined;
   let cycleSeen = new Set<Hex>();
-  let stopping = false;
   let wakeUp: (() => void) | undefined;
   let wakeRequested = false;
 
@@ -77,6 +81,8 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     }
     if ((await reader.allowance(token)) >= needed) return "ok";
     s.fees ??= await reader.marketFees();
+    // An approval is not recorded (nothing fences it): at least never send one after the lease was lost.
+    if (signal.aborted) return "halt";
     const nonce = env.nonces.reserve();
     const tx = await env.sender.signApprove(token, nonce, s.fees, reader.legacyFees);
     try {
@@ -184,13 +190,11 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     return reserved;
   }
 
-  /** One poll; false when another instance holds the lease (nothing done). */
-  async function poll(): Promise<boolean> {
-    if (!(await env.lease.hold())) return false;
+  async function poll(): Promise<void> {
     const ctx = await reader.context();
     let active = await store.activeIntents(chainId);
     for (const intent of active) {
-      if (stopping) return true;
+      if (signal.aborted) return;
       await reconciler.reconcile(intent, ctx, active);
     }
     if (active.length) active = await store.activeIntents(chainId);
@@ -212,7 +216,7 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     let sent = 0;
     let done = 0;
     for (const d of deposits) {
-      if (stopping) break;
+      if (signal.aborted) break;
       cycleSeen.add(d.internalRelayHash);
       const outcome = await tryFill(d, s);
       if (outcome === "halt") break;
@@ -230,35 +234,40 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
     }
     chainStatus.nextNonce = env.nonces.next;
     chainStatus.inFlight = active.length + sent;
-    return true;
   }
 
   function sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      if (wakeRequested || stopping) {
+      if (wakeRequested || signal.aborted) {
         wakeRequested = false;
         resolve();
         return;
       }
-      const timer = setTimeout(() => {
-        wakeUp = undefined;
-        resolve();
-      }, ms);
-      wakeUp = () => {
+      const timer = setTimeout(done, ms);
+      function done() {
         clearTimeout(timer);
+        signal.removeEventListener("abort", done);
         wakeUp = undefined;
         resolve();
-      };
+      }
+      wakeUp = done;
+      signal.addEventListener("abort", done, { once: true });
     });
   }
 
   const done = (async () => {
     let lastError: string | null = null;
-    while (!stopping) {
+    while (!signal.aborted) {
       try {
-        chainStatus.state = (await poll()) ? "running" : "standby";
+        await poll();
+        chainStatus.state = "running";
         chainStatus.lastError = lastError = null;
       } catch (error) {
+        // A fenced write refused: another instance holds the lease now. End this tenure at once.
+        if (error instanceof LeaseLostError) {
+          env.log.warn("relayer lease lost during a poll: standing by");
+          break;
+        }
         const message = shortError(error);
         chainStatus.state = "error";
         chainStatus.lastError = message;
@@ -266,9 +275,8 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
         lastError = message;
       }
       chainStatus.lastPollAt = Date.now();
-      if (!stopping) await sleep(pollMs);
+      if (!signal.aborted) await sleep(pollMs);
     }
-    chainStatus.state = "stopped";
   })();
 
   return {
@@ -276,11 +284,6 @@ export function startDestinationWorker(env: WorkerEnv, pollMs: number): Destinat
       if (wakeUp) wakeUp();
       else wakeRequested = true;
     },
-    async stop() {
-      stopping = true;
-      wakeUp?.();
-      await done;
-      await env.lease.release().catch((error) => env.log.warn({ err: shortError(error) }, "lease not released"));
-    },
+    done,
   };
 }

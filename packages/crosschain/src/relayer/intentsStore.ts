@@ -6,7 +6,7 @@
  * while `attempts` < max), 'skipped' (filled by another relayer before ours went out: final).
  */
 
-import { byteaToHex, type Database, hexToBytea } from "@platform/kernel";
+import { byteaToHex, type Database, hexToBytea, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
 import { relayHash } from "../domain/relayHash.ts";
 import type { DepositRow as FullDepositRow } from "../store/depositsRepository.ts";
@@ -135,24 +135,37 @@ export const cursorOf = (d: PendingDeposit): DepositCursor => ({
 
 export type IntentsStore = ReturnType<typeof createIntentsStore>;
 
-export function createIntentsStore(db: Database) {
+/**
+ * `fence` (the relayer's lease on the destination chain, kernel `assertHeld` with its fencing token) is asserted
+ * in the transaction of every write: an instance that lost the lease records no intent or hash, so it sends
+ * nothing a successor would not see (the broadcast follows the record).
+ */
+export function createIntentsStore(db: Database, fence: (tx: Queryable) => Promise<void> = async () => {}) {
+  const fenced = <T>(write: (tx: Queryable) => Promise<T>): Promise<T> =>
+    db.transaction(async (tx) => {
+      await fence(tx);
+      return write(tx);
+    });
+
   async function setState(
     internalRelayHash: Hex,
     state: IntentState,
     from: IntentState[],
     fields: { txHash?: Hex | null; error?: string | null } = {},
   ): Promise<boolean> {
-    const rows = await db.query(
-      `UPDATE crosschain.relayer_fills
+    const rows = await fenced((tx) =>
+      tx.query(
+        `UPDATE crosschain.relayer_fills
           SET state = $2, tx_hash = coalesce($3, tx_hash), last_error = $4, updated_at = now()
         WHERE relay_hash = $1 AND state = ANY($5::text[]) RETURNING 1`,
-      [
-        hexToBytea(internalRelayHash),
-        state,
-        fields.txHash ? hexToBytea(fields.txHash) : null,
-        fields.error ?? null,
-        from,
-      ],
+        [
+          hexToBytea(internalRelayHash),
+          state,
+          fields.txHash ? hexToBytea(fields.txHash) : null,
+          fields.error ?? null,
+          from,
+        ],
+      ),
     );
     return rows.length > 0;
   }
@@ -227,7 +240,7 @@ export function createIntentsStore(db: Database) {
      * transaction. Takes over a 'failed' row (one more attempt); false when another live row exists.
      */
     async beginIntent(deposit: PendingDeposit, nonce: number, txHash: Hex): Promise<boolean> {
-      return db.transaction(async (tx) => {
+      return fenced(async (tx) => {
         const rows = await tx.query(
           `INSERT INTO crosschain.relayer_fills
              (relay_hash, destination_chain_id, origin_chain_id, deposit_id, state, nonce, tx_hash, attempts)

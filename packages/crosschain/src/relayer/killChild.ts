@@ -28,8 +28,9 @@ startRelayer({
   marginBps: 0,
   isRouteEnabled: () => true,
   destinationChainIds: config.destinationChainIds,
-  // The killed process never releases its lease: its successor takes over when it expires.
-  tuning: { leaseTtlSec: 1 },
+  // The killed process never releases its lease: its successor takes over when it expires. Not shorter:
+  // a renewal must get through while the child starts (the embedded database's one connection, a busy CPU).
+  tuning: { leaseTtlSec: 2 },
   hooks: {
     async onStep(step, info) {
       if (step !== config.crashAt) return;

@@ -157,6 +157,8 @@ it("a relayer SIGKILLed at every step of a fill fills each deposit exactly once 
     marginBps: 0,
     isRouteEnabled: () => true,
     destinationChainIds: [B],
+    // As the children's: it tries the killed child's lease every ttl/3, and takes it once expired.
+    tuning: { leaseTtlSec: 2 },
   });
   try {
     await waitFor("every intent confirmed", async () => {

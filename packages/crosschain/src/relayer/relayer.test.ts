@@ -49,7 +49,7 @@ afterEach(async () => {
   await relayer?.stop();
   relayer = undefined;
   await db.exec(
-    "TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills, crosschain.speedups, crosschain.relayer_leases",
+    "TRUNCATE crosschain.deposits, crosschain.fills, crosschain.relayer_fills, crosschain.speedups, platform.leases",
   );
 });
 
@@ -347,6 +347,17 @@ describe("relayer", () => {
             .join() === "running,standby",
       );
       const [holder, standby] = first.status.chains[0]?.state === "running" ? [first, second] : [second, first];
+      // The kernel lease of the key on chain B names the holding process (host:pid:random).
+      const held = await db.query<{ name: string; holder: string }>(
+        `SELECT name, holder FROM platform.leases
+          WHERE name LIKE 'crosschain.relayer:%' AND holder IS NOT NULL AND expires_at > clock_timestamp()`,
+      );
+      expect(held).toEqual([
+        {
+          name: `crosschain.relayer:${B}:${f.accounts.relayer.address.toLowerCase()}`,
+          holder: expect.stringMatching(/^.+:\d+:[0-9a-f]{8}$/),
+        },
+      ]);
       const deposit = () => depositUsdc(f, "10");
       const d1 = await deposit();
       await waitFor("first fill confirmed", confirmed(d1));

@@ -53,7 +53,7 @@ export type SkipReason =
 
 export interface ChainRelayerStatus {
   chainId: number;
-  /** "standby": another instance holds this key's lease on the chain (see lease.ts). */
+  /** "standby": another instance holds this key's lease on the chain (`crosschain.relayer:<chain>:<address>`). */
   state: "starting" | "running" | "standby" | "error" | "stopped";
   /** The nonce the next fill will use. */
   nextNonce: number | null;

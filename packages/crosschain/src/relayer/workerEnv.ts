@@ -10,7 +10,6 @@ import type { Route } from "./decision.ts";
 import { bumpFees, type Fees } from "./fees.ts";
 import { BroadcastFailure, type FillSender, shortError } from "./fillSender.ts";
 import type { IntentsStore } from "./intentsStore.ts";
-import type { RelayerLease } from "./lease.ts";
 import type { NonceManager } from "./nonceManager.ts";
 import type { ChainRelayerStatus, FillStep, PendingDeposit, RelayerHooks, RelayerStatus } from "./types.ts";
 
@@ -30,7 +29,11 @@ export interface RelayerTuning {
   gasLimitPercent?: number;
   /** How long a poll waits for an approval to be mined (default 60 000). */
   approvalTimeoutMs?: number;
-  /** Seconds a relayer's lease on a destination chain lasts without renewal (default 30; see lease.ts). */
+  /**
+   * Seconds the relayer's lease on a destination chain (kernel lease `crosschain.relayer:<chain>:<address>`)
+   * lasts after its last renewal: how soon a standby instance takes over from a killed holder (default 30;
+   * the platform passes CROSSCHAIN_RELAYER_LEASE_SEC). Fractions allowed (tests).
+   */
   leaseTtlSec?: number;
 }
 
@@ -57,7 +60,8 @@ export interface Tracked {
 
 export interface WorkerEnv {
   chain: SpokeChain;
-  lease: RelayerLease;
+  /** Aborted when this tenure of the chain's lease ends (lost, or the relayer stopping). */
+  signal: AbortSignal;
   chains: readonly SpokeChain[];
   address: Address;
   store: IntentsStore;

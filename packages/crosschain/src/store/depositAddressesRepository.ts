@@ -138,22 +138,28 @@ export function createDepositAddressesRepository(db: Database) {
       return row?.next ?? 0;
     },
 
-    /** Records a signed execution before it is broadcast (see the migration). */
-    async recordSent(e: Omit<ExecutionRow, "state">): Promise<void> {
-      await db.query(
-        `INSERT INTO crosschain.deposit_address_executions
+    /**
+     * Records a signed execution before it is broadcast (see the migration). `fence` (the watcher's lease on
+     * the chain) is asserted in the same transaction: an instance that lost the lease records, so sends, nothing.
+     */
+    async recordSent(e: Omit<ExecutionRow, "state">, fence?: (tx: Queryable) => Promise<void>): Promise<void> {
+      await db.transaction(async (tx) => {
+        await fence?.(tx);
+        await tx.query(
+          `INSERT INTO crosschain.deposit_address_executions
            (origin_chain_id, address, seq, kind, amount, raw_tx, tx_hash, state)
          VALUES ($1, $2, $3, $4, $5, $6, $7, 'sent')`,
-        [
-          e.originChainId,
-          hexToBytea(e.address),
-          e.seq,
-          e.kind,
-          e.amount.toString(),
-          hexToBytea(e.rawTx),
-          hexToBytea(e.txHash),
-        ],
-      );
+          [
+            e.originChainId,
+            hexToBytea(e.address),
+            e.seq,
+            e.kind,
+            e.amount.toString(),
+            hexToBytea(e.rawTx),
+            hexToBytea(e.txHash),
+          ],
+        );
+      });
     },
 
     async settle(

@@ -3,6 +3,7 @@
  * they came from (and of the range's last block) and the moved checkpoint in ONE transaction, so a kill
  * at any instant leaves the data and the checkpoint consistent; inserts are idempotent besides.
  */
+import type { WriteFence } from "@platform/chains";
 import { byteaToHex, copyHexField, createCopyLines, type Database, hexDigits, type Queryable } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { DepositRowsData, RangeBlock } from "../indexer/rangeReader.ts";
@@ -140,7 +141,11 @@ async function insertRange(tx: Queryable, chainId: number, data: RangeData) {
   }
 }
 
-export function createIndexerStore(db: Database) {
+/**
+ * `fence`, when given (the chain's indexer lease, chains' createIndexerLease), is asserted in every
+ * transaction that moves the checkpoint, so an instance that lost the lease writes nothing.
+ */
+export function createIndexerStore(db: Database, fence?: WriteFence) {
   return {
     async checkpoint(chainId: number): Promise<IndexerCheckpoint | undefined> {
       const [row] = await db.query<IndexerCheckpoint>("SELECT * FROM crosschain.chains WHERE chain_id = $1", [chainId]);
@@ -150,6 +155,7 @@ export function createIndexerStore(db: Database) {
     /** Forgets a chain's events and starts it at `startBlock` (first run, reset devnet, deep reorg). */
     async startOver(chainId: number, spokePool: Hex, genesisHash: Hex, startBlock: bigint): Promise<void> {
       await db.transaction(async (tx) => {
+        await fence?.(tx);
         await deleteAbove(tx, chainId, -1n);
         await tx.query(
           `INSERT INTO crosschain.chains (chain_id, spoke_pool, genesis_hash, next_block, start_block)
@@ -173,6 +179,7 @@ export function createIndexerStore(db: Database) {
     /** Stores the events of blocks `expectedNext..to` and moves the checkpoint; false if another writer moved it. */
     async appendRange(chainId: number, expectedNext: bigint, to: bigint, data: RangeData): Promise<boolean> {
       return db.transaction(async (tx) => {
+        await fence?.(tx);
         const [row] = await tx.query<{ next_block: string }>(
           "SELECT next_block FROM crosschain.chains WHERE chain_id = $1 FOR UPDATE",
           [chainId],
@@ -190,6 +197,7 @@ export function createIndexerStore(db: Database) {
     /** Removes everything this chain contributed above block `ancestor` and rewinds its checkpoint. */
     async rollbackTo(chainId: number, ancestor: bigint): Promise<void> {
       await db.transaction(async (tx) => {
+        await fence?.(tx);
         await deleteAbove(tx, chainId, ancestor);
         await tx.query(
           `UPDATE crosschain.chains SET next_block = $2, rollbacks = rollbacks + 1, updated_at = now(),

@@ -3,6 +3,7 @@
  * read yet, and their ids saved together with its moved checkpoint in one transaction, refused when the
  * indexer rolled back in the meantime (the `rollbacks` counter changed).
  */
+import type { WriteFence } from "@platform/chains";
 import { byteaToHex, type Database, hexDigits } from "@platform/kernel";
 import type { Hex } from "viem";
 import type { OriginSwap } from "../indexer/originSwaps.ts";
@@ -24,7 +25,8 @@ export interface UnreadDeposits {
   transactions: { txHash: Hex; blockNumber: bigint; blockHash: Hex }[];
 }
 
-export function createIntegratorIdStore(db: Database) {
+/** `fence`: the chain's indexer lease, asserted where the pass's checkpoint moves (see indexerStore.ts). */
+export function createIntegratorIdStore(db: Database, fence?: WriteFence) {
   return {
     /** Up to about `limit` deposit transactions after the pass's checkpoint, whole blocks only; undefined when none. */
     async unread(chainId: number, limit: number): Promise<UnreadDeposits | undefined> {
@@ -65,6 +67,7 @@ export function createIntegratorIdStore(db: Database) {
     /** Saves the ids read for `read` and moves the checkpoint to `read.until`; false when the indexer rolled back since. */
     async save(chainId: number, read: UnreadDeposits, ids: DepositCalldata[]): Promise<boolean> {
       return db.transaction(async (tx) => {
+        await fence?.(tx);
         const [chain] = await tx.query<{ from: string; rollbacks: number }>(
           `SELECT COALESCE(integrator_next_block, start_block) AS from, rollbacks FROM crosschain.chains
            WHERE chain_id = $1 FOR UPDATE`,

@@ -227,7 +227,7 @@ export const options = {
     env: "CROSSCHAIN_RELAYER_LEASE_SEC",
     default: 30,
     description:
-      "Lease of a relayer key per destination chain: with several instances one fills, the others take over this long after it stops.",
+      "TTL of the kernel leases `crosschain.relayer:<chain>:<address>` (a relayer key per destination chain) and `crosschain.deposit-addresses:<chain>` (the deposit-address watcher): with several instances one works, and another takes over this long after the holder was killed (at once after a clean stop).",
     parse: parseInt_(1, 3_600),
   }),
   brokerageAuthPort: port(
