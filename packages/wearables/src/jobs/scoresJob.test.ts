@@ -245,9 +245,9 @@ describe("scores job", () => {
   it("a night written while its job runs is scored again (the writer waits for the job, then enqueues)", async () => {
     await queue(["2026-03-10"]);
     // The job holds the user's scores lock while it computes; a writer of the same night comes meanwhile.
-    let release: () => void = () => {};
+    let resume: () => void = () => {};
     const paused = new Promise<void>((resolve) => {
-      release = resolve;
+      resume = resolve;
     });
     let entered = false;
     const slowDb = new Proxy(db, {
@@ -279,10 +279,10 @@ describe("scores job", () => {
           const rows = await db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
           return rows.length > 0;
         });
-        release();
+        resume();
         await writing;
       } else {
-        release(); // PGlite runs one transaction at a time: the writer comes after the job's commit
+        resume(); // PGlite runs one transaction at a time: the writer comes after the job's commit
         await db.transaction(async (tx) => {
           await addNight(tx, "2026-03-10", "2026-03-09T22:00:00Z");
           await writer.queueScoreWork(tx, userId, ["2026-03-10"]);
@@ -290,7 +290,7 @@ describe("scores job", () => {
       }
       await waitFor("the night's second job to run", () => queueDrained(db, SCORES_QUEUE));
     } finally {
-      release();
+      resume();
       await worker.stop();
     }
     expect(job.status()).toMatchObject({ nights: 2, lastError: null });
