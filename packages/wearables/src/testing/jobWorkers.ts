@@ -2,7 +2,7 @@
  * For the import and scores tests: a wait for a condition (never a sleep against the clock), and kernel job
  * workers run until their queue is drained.
  */
-import { createJobWorker, type Database, type Logger, listJobs, type QueueDefinition } from "@platform/kernel";
+import { createJobWorker, type Database, type Logger, type QueueDefinition } from "@platform/kernel";
 
 /** Resolves once `condition()` holds (checked every 20 ms), or fails after `timeoutMs` naming `what`. */
 export async function waitFor(
