@@ -7,7 +7,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, type Database, kernelMigrations, listJobs, migrate } from "@platform/kernel";
+import { createLogger, type Database, kernelMigrations, listJobs, migrate, retryJob } from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { wearablesService } from "../index.ts";
@@ -181,6 +181,37 @@ describe("Apple Health import job", () => {
     const runs = await listJobs(db, { queue: IMPORT_QUEUE });
     expect(runs.length).toBeGreaterThan(5);
     expect(runs.every((r) => r.state === "completed" && r.singleton_key === queued.id)).toBe(true);
+  });
+
+  it("fails on the kernel's last attempt when every run dies, keeps its upload, and resumes when its dead job is retried", async () => {
+    const queued = await queue(file("dying.xml", XML));
+    let runs = 0;
+    await runImports(40, {
+      hooks: {
+        duringChunk(_job, index) {
+          if (index === 1) {
+            runs++;
+            throw died();
+          }
+        },
+      },
+    });
+    expect(runs).toBe(5);
+    const dead = await importJob();
+    expect(dead).toMatchObject({ state: "dead", attempts: 5 });
+    const failed = await job(queued.id);
+    expect(failed).toMatchObject({ state: "failed", errors: [{ message: "killed", at: expect.any(String) }] });
+    expect(failed.items_processed).toBeGreaterThanOrEqual(5 * 40); // the first chunk of each run
+    expect((await db.query("SELECT 1 FROM wearables.import_files")).length).toBeGreaterThan(0);
+
+    await retryJob(db, dead?.id as string);
+    await runImports(40);
+    const done = await job(queued.id);
+    expect(done).toMatchObject({ state: "completed", finished_at: expect.any(Date) });
+    expect(done.samples_written).toBe(
+      (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples"))[0]?.n,
+    );
+    expect(await db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   });
 
   it("fails with a clear error, keeping the committed chunks and nothing of the failing one", async () => {

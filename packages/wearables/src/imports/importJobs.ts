@@ -32,6 +32,7 @@ import {
   type Queryable,
   type QueueDefinition,
   toJobStatus,
+  WorkerStoppingError,
 } from "@platform/kernel";
 import { createHealthDataWriter, type HealthDataWriter } from "../store/healthDataWriter.ts";
 import {
@@ -121,13 +122,16 @@ class SliceEndError extends Error {
 }
 
 /**
- * Errors that are not the file's fault: the database's (a SQLSTATE `code`), the network's and the disk's
- * (`E…` codes), and the job's claim or run ending. These are retried; anything else is the file's.
+ * Errors that are not the file's fault: the database's (a SQLSTATE `code`, but for data exceptions and
+ * integrity violations, classes 22 and 23, which the file's values cause), the network's and the disk's (`E…`
+ * codes), and the job's claim lost. These are retried; anything else is the file's.
  */
 function isTransient(error: unknown): boolean {
   if (error instanceof JobLockLostError) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (/^[0-9A-Z]{5}$/.test(code) || /^E[A-Z]+$/.test(code));
+  if (typeof code !== "string") return false;
+  if (/^[0-9A-Z]{5}$/.test(code)) return !/^2[23]/.test(code);
+  return /^E[A-Z]+$/.test(code);
 }
 
 export function createImportQueue({
@@ -242,8 +246,10 @@ export function createImportQueue({
       if (controller.signal.aborted || isTransient(error)) {
         const message = (error as Error).message || String(error);
         stats.lastError = message;
-        if (!controller.signal.aborted && run.attempt >= run.maxAttempts && !(error instanceof JobLockLostError)) {
-          // The kernel's last attempt: the import fails with it (its job goes dead, to be retried from there).
+        const stopping = run.signal.reason instanceof WorkerStoppingError;
+        if (!stopping && run.attempt >= run.maxAttempts && !(error instanceof JobLockLostError)) {
+          // The kernel's last attempt: the import fails with it; its job goes dead and its upload stays, so
+          // `platform jobs retry <id>` resumes it from its checkpoint.
           await db
             .transaction((tx) => repository.fail(tx, id, message))
             .catch((e) => log.warn({ err: e, importId: id }, "recording an import's failure failed"));

@@ -145,12 +145,18 @@ export function createImportJobsRepository(db: Queryable) {
       return rows.length > 0;
     },
 
-    /** A run of the import begins (or resumes): `processing`. Answers the record, undefined when it ended. */
+    /**
+     * A run of the import begins (or resumes): `processing`. Answers the record, undefined when it ended. A
+     * failed import whose upload is still stored (it failed on the kernel's last attempt, not for its file)
+     * resumes too: its dead job was retried.
+     */
     async start(id: string): Promise<ImportJobRow | undefined> {
       const [row] = await db.query<RawRow>(
-        `UPDATE wearables.import_jobs SET state = 'processing', started_at = coalesce(started_at, now()),
-           updated_at = now()
-         WHERE id = $1 AND state IN ('queued', 'processing') RETURNING ${COLUMNS}`,
+        `UPDATE wearables.import_jobs i SET state = 'processing', started_at = coalesce(started_at, now()),
+           finished_at = NULL, updated_at = now()
+         WHERE id = $1 AND (state IN ('queued', 'processing')
+           OR (state = 'failed' AND EXISTS (SELECT 1 FROM wearables.import_files f WHERE f.import_id = i.id)))
+         RETURNING ${COLUMNS}`,
         [id],
       );
       return row && toRow(row);
