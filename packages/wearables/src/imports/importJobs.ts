@@ -8,9 +8,9 @@
  * chunk; once the dead worker's lock expires the kernel queues the job again and the next run resumes from
  * there without writing a sample twice (a worker whose claim was lost has its chunk refused).
  *
- * Long imports run in slices: after `sliceMs` a run stops between chunks, completes its job and enqueues the
- * next one in one transaction, so no run nears the queue's `timeoutMs` (the kernel lock a killed worker's job
- * waits out). A file that cannot be imported fails its import with a clear error and completes its job (it
+ * Long imports run in slices: `sliceMs` after its first chunk a run stops between chunks, completes its job
+ * and enqueues the next one in one transaction, so no run nears the queue's `timeoutMs` (the kernel lock a
+ * killed worker's job waits out: the kernel has no lock renewal, so the slice is what keeps it short). A file that cannot be imported fails its import with a clear error and completes its job (it
  * would fail again): the chunks committed before stay, nothing of the failing chunk does. Other errors (the
  * database, the disk) are retried with the kernel's backoff; the last attempt's error fails the import.
  *
@@ -98,7 +98,10 @@ export interface CreateImportQueueParameters {
   /** FIT/GPX/TCX parsers by kind (default: `src/importers/*.ts`). */
   workoutFileParsers?: WorkoutFileParsers;
   chunkItems?: number;
-  /** A run stops between chunks after this long and continues in a new job; default 60 s. */
+  /**
+   * A run stops between chunks this long after its first chunk and continues in a new job; default 2 minutes.
+   * Each slice re-reads the file up to its checkpoint (an Apple export is a stream): longer slices cost less.
+   */
   sliceMs?: number;
   /** A run longer than this fails (and the lock of a killed worker's job lasts this long); default 5 minutes. */
   timeoutMs?: number;
@@ -139,7 +142,7 @@ export function createImportQueue({
   logger,
   workoutFileParsers = DEFAULT_WORKOUT_FILE_PARSERS,
   chunkItems = 5_000,
-  sliceMs = 60_000,
+  sliceMs = 120_000,
   timeoutMs = 300_000,
   concurrency = 1,
   backoff,
@@ -196,7 +199,8 @@ export function createImportQueue({
     const id = run.payload.importId;
     const job = await repository.start(id);
     if (!job) return; // ended already (or gone with its user): nothing to do
-    const started = Date.now();
+    /** When this run's first chunk began: the slice counts from there, not from a resumed file's catch-up. */
+    let sliceStart: number | undefined;
     const controller = new AbortController();
     const onAbort = () => controller.abort(run.signal.reason);
     run.signal.addEventListener("abort", onAbort, { once: true });
@@ -214,7 +218,8 @@ export function createImportQueue({
         chunkItems,
         async commit(write, position) {
           if (controller.signal.aborted) throw controller.signal.reason;
-          if (chunkIndex > 0 && Date.now() - started >= sliceMs) throw new SliceEndError();
+          sliceStart ??= Date.now();
+          if (chunkIndex > 0 && Date.now() - sliceStart >= sliceMs) throw new SliceEndError();
           const index = chunkIndex++;
           await db.transaction(async (tx) => {
             await run.assertHeld(tx);
