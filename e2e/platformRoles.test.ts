@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDatabase, type Database } from "@platform/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeGpxFile } from "../packages/wearables/src/testing/gpxFile.ts";
+import { makeWorkoutFixture } from "../packages/wearables/src/testing/workoutFixture.ts";
 import {
   createPlatformEnv,
   type PlatformProcess,
@@ -68,9 +70,11 @@ if (process.env.TEST_DATABASE_URL) {
     let db: Database;
     let api: PlatformProcess | undefined;
     let worker: PlatformProcess | undefined;
+    /** The import uploaded to the api instance (run by the worker). */
+    let upload: { userId: string; taskId: string } | undefined;
 
     beforeAll(async () => {
-      // The wearables alone: its worker runs a recurring job (scores) every 5 s, and it needs no chain.
+      // The wearables alone: its worker runs the file imports (and scores) uploaded to any instance; no chain.
       ({ env, remove: removeEnv } = await createPlatformEnv("roles", {
         SERVICES: "wearables",
         WEARABLES_PORT: "0",
@@ -101,11 +105,25 @@ if (process.env.TEST_DATABASE_URL) {
       expect(api.output()).toContain("Platform running, role api");
       const base = api.baseUrls.wearables as string;
       const key = api.demoKeys.wearables as string;
-      expect((await fetch(`${base}/users`, { headers: { "X-Service-API-Key": key } })).status).toBe(200);
-      // Its start has ended (the banner comes after every startJobs): the wearables worker would have
-      // registered its recurring job by then.
+      const headers = { "X-Service-API-Key": key };
+      expect((await fetch(`${base}/users`, { headers })).status).toBe(200);
+      // An upload: the api instance stores it and enqueues its import job, and runs nothing.
+      const user = await fetch(`${base}/users`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ email: "roles@example.com" }),
+      });
+      expect(user.status).toBe(201);
+      const userId = ((await user.json()) as { id: string }).id;
+      const body = new FormData();
+      body.append("file", new Blob([writeGpxFile(makeWorkoutFixture({}))]), "ride.gpx");
+      const res = await fetch(`${base}/users/${userId}/import/gpx`, { method: "POST", headers, body });
+      expect(res.status).toBe(200);
+      upload = { userId, taskId: ((await res.json()) as { task_id: string }).task_id };
       expect(await schedules()).toEqual([]);
-      expect(await db.query("SELECT 1 FROM platform.jobs")).toEqual([]);
+      expect(await db.query("SELECT queue, state FROM platform.jobs")).toEqual([
+        { queue: "wearables.import", state: "queued" },
+      ]);
       const s = await status();
       expect(s.instances.map((i) => [i.role, i.pid, i.alive])).toEqual([["api", api.child.pid, true]]);
       expect(s.wearables).toBeUndefined();
@@ -121,13 +139,19 @@ if (process.env.TEST_DATABASE_URL) {
       expect(worker.output()).toContain("Platform running, role worker");
       expect(worker.baseUrls).toEqual({});
       await expect(fetch(`http://127.0.0.1:${port}/api/v1/users`)).rejects.toThrow();
-      expect((await schedules()).map((s) => s.name)).toContain("wearables.scores");
-      // The worker's recurring job runs there (the api never ran one: it registered no schedule).
+      // The upload the api instance took is imported here: its file travelled in the database.
       await until(
-        "a scores job completed by the worker",
-        () => db.query<{ state: string }>("SELECT state FROM platform.jobs WHERE state = 'completed'"),
-        (rows) => rows.length > 0,
+        "the api instance's upload imported by the worker",
+        () =>
+          db.query<{ state: string; events_written: string }>(
+            "SELECT state, events_written FROM wearables.import_jobs WHERE id = $1",
+            [upload?.taskId],
+          ),
+        (rows) => rows[0]?.state === "completed",
       );
+      expect(await db.query("SELECT queue, state FROM platform.jobs")).toEqual([
+        { queue: "wearables.import", state: "completed" },
+      ]);
       const s = await until("both instances in platform status", status, (x) => x.instances.length === 2);
       expect(s.instances.map((i) => [i.role, i.pid, i.alive]).sort()).toEqual(
         [

@@ -2,7 +2,7 @@
  * The wearables health data as a newcomer gets it: `platform wearables demo-data` (no platform running: the
  * command runs the import itself), then `platform start`, where every data family answers with the demo
  * person's data; and `platform wearables import` of a GPX workout while the platform runs (the job is queued
- * through the admin socket and run by the platform's import runner), followed to completion; `platform jobs`
+ * through the admin socket and run by the platform's job worker), followed to completion; `platform jobs`
  * lists the scores passes the platform ran on kernel's job layer.
  */
 import { writeFileSync } from "node:fs";
@@ -99,7 +99,7 @@ describe("platform wearables", () => {
     );
   }, 120_000);
 
-  it("imports a GPX workout while the platform runs, through its runner", async () => {
+  it("imports a GPX workout while the platform runs, through its job worker", async () => {
     const file = join(env.DATA_DIR as string, "ride.gpx");
     writeFileSync(file, writeGpxFile(makeWorkoutFixture({})));
     const job = json<ImportJob>(await runPlatform(["wearables", "import", userId, file, "--json"], env));

@@ -2,7 +2,6 @@
  * The wearable health data API (Open Wearables compatible) under `/api/v1`; `wearablesService` is what
  * `platform start` runs. A request goes route (`http/`) → service (`services/`) → repository (`store/`).
  */
-import { join } from "node:path";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   createFailedCredentials,
@@ -22,6 +21,7 @@ import { openapiTags } from "./http/openapiTags.ts";
 import { openWearablesRequestBodies } from "./http/requestBodies.ts";
 import { registerSummaryRoutes } from "./http/summaries.ts";
 import { registerUserRoutes } from "./http/users.ts";
+import { IMPORT_QUEUE } from "./imports/importJobs.ts";
 import { createImportsModule, type ImportsModule } from "./imports/importsModule.ts";
 import { createScoresJob, SCORES_QUEUE } from "./jobs/scoresJob.ts";
 import { createSummariesService, type SummariesService } from "./services/summaries.ts";
@@ -34,20 +34,17 @@ export const BASE_PATH = "/api/v1";
 export const DEMO_USER_EMAIL = "demo@example.com";
 
 /**
- * The wearables service for one platform context. Its background work: the file import runner (jobs in
- * `wearables.import_jobs`, leased, so any instance may run them) and the internal scores job (draining
- * `wearables.score_work`, one night per transaction).
+ * The wearables service for one platform context. Its background work runs on ONE kernel job worker (started
+ * by `startJobs`, i.e. on worker instances) serving two queues: `wearables.import` (file imports, enqueued by
+ * the upload's transaction, the file stored in the database so any instance's worker runs them) and
+ * `wearables.scores` (the internal scores, one job per user and night, enqueued by the writers' transactions).
  */
 export async function createWearables({ config, db, logger, apiKeys }: PlatformContext): Promise<ServiceInstance> {
   const log = logger.child({ service: "wearables" });
   const users = createUsersService(createUsersRepository(db));
   const read = createDataReadServices({ db });
   const summaries = createSummariesService({ repository: createSummariesRepository(db) });
-  const imports = createImportsModule({
-    db,
-    logger: log.child({ job: "imports" }),
-    dir: join(config.dataDir, "wearables", "imports"),
-  });
+  const imports = createImportsModule({ db, logger: log.child({ job: "imports" }) });
   return {
     createServer: () => createServer({ config, logger, apiKeys }, { users, read, summaries, imports }),
     operatorCommands: {
@@ -63,23 +60,18 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
       },
     },
     async startJobs() {
-      imports.runner.start();
-      const scores = createScoresJob({ db, logger: log, intervalMs: 5_000 });
+      const scores = createScoresJob({ db, logger: log });
       const worker = createJobWorker({
         db,
         logger: log,
-        queues: { [SCORES_QUEUE]: scores.queue },
-        schedules: [scores.schedule],
+        queues: { [IMPORT_QUEUE]: imports.queue, [SCORES_QUEUE]: scores.queue },
       });
       await worker.start();
       return {
-        stop: async () => {
-          await Promise.all([imports.runner.stop(), worker.stop()]);
-        },
-        status: () => ({ imports: imports.runner.status(), scores: scores.status() }),
+        stop: () => worker.stop(),
+        status: () => ({ worker: worker.status(), imports: imports.status(), scores: scores.status() }),
       };
     },
-    close: () => imports.runner.stop(),
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * `platform wearables import <user_id> <file> [--kind apple|fit|gpx|tcx]`: imports an Apple Health export
  * (export.xml or export.zip) or a FIT/GPX/TCX workout file for a user, with a progress bar (MB read, items,
- * samples and events written). The file is read where it is, never copied.
+ * samples and events written). The file is stored in the database with the import and its kernel job (queue
+ * `wearables.import`), as an upload is; the file itself is left where it is.
  *
- * While a platform runs on the embedded database it owns the data folder: the job is queued through its admin
- * socket, its import runner does the work and this command follows the job. Otherwise this process runs the
- * job itself (with PostgreSQL a running platform's runner may take it instead; the lease decides). Ctrl-C
- * stops following; a job stopped mid-way resumes from its last committed chunk on the next run.
+ * While a platform runs on the embedded database it owns the data folder: the import is queued through its
+ * admin socket, its job worker does the work and this command follows the import. Otherwise this process runs
+ * a job worker of the import queue until the import ends (with PostgreSQL a running platform's worker may take
+ * the job instead). Ctrl-C stops following; an import stopped mid-way resumes from its last committed chunk.
  */
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

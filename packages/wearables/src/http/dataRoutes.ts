@@ -3,7 +3,7 @@
  * events and health scores routes built from the database, and the registration of those routes — what
  * `index.ts` wires with two lines.
  */
-import type { HttpServer, Queryable } from "@platform/kernel";
+import type { Database, HttpServer } from "@platform/kernel";
 import { type ConnectionsService, createConnectionsService } from "../services/connections.ts";
 import { createDataSourcesService, type DataSourcesService } from "../services/dataSources.ts";
 import { createEventsService, type EventsService } from "../services/events.ts";
@@ -28,7 +28,7 @@ export interface DataReadServices {
   healthScores: HealthScoresService;
 }
 
-export function createDataReadServices({ db }: { db: Queryable }): DataReadServices {
+export function createDataReadServices({ db }: { db: Database }): DataReadServices {
   return {
     connections: createConnectionsService(createConnectionsRepository(db)),
     dataSources: createDataSourcesService(createDataSourcesRepository(db)),

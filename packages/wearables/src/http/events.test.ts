@@ -296,13 +296,14 @@ describe("DELETE /events/…", () => {
   });
 
   it("deletes a sleep session and queues its night for the scores job", async () => {
-    await s.database.db.query("DELETE FROM wearables.score_work");
+    await s.database.db.query("DELETE FROM platform.jobs WHERE queue = 'wearables.scores'");
     expect((await request(`/users/${userId}/events/sleep/${ids.night0}`, "DELETE")).status).toBe(204);
     const missing = await request(`/users/${userId}/events/sleep/${ids.night0}`, "DELETE");
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ detail: "Sleep session not found" });
     const work = await s.database.db.query<{ night: string }>(
-      "SELECT night::text AS night FROM wearables.score_work WHERE user_id = $1",
+      `SELECT payload->>'night' AS night FROM platform.jobs
+       WHERE queue = 'wearables.scores' AND state = 'queued' AND payload->>'userId' = $1`,
       [userId],
     );
     // Woke at 06:00Z = 08:00 local on May 1st.

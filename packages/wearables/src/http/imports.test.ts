@@ -1,4 +1,3 @@
-import { readdirSync } from "node:fs";
 import type { BackgroundJob } from "@platform/kernel";
 import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,8 +81,8 @@ describe("POST /users/{user_id}/import/apple/xml/direct", () => {
       [userId],
     );
     expect(n).toBe(status.samples_written);
-    // The upload is deleted once imported.
-    expect(readdirSync(s.instance.dir)).toEqual([]);
+    // The upload (stored in the database, for any instance's worker) is deleted once imported.
+    expect(await s.database.db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   });
 
   it("takes export.zip too", async () => {
@@ -174,8 +173,8 @@ describe("bad requests", () => {
       expect(res.status, `${init.method ?? "GET"} ${path}`).toBe(status);
       expect((await res.json()).detail).toMatch(detail);
     }
-    // Nothing is left behind by refused uploads.
-    expect(readdirSync(s.instance.dir)).toEqual([]);
+    // Nothing is left behind by refused uploads: no import, no stored file, no job.
+    expect(await s.database.db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   });
 
   it("another user's job is not found", async () => {

@@ -7,7 +7,7 @@
  *
  * What each element becomes (units: see appleTypes.ts):
  * - `Record` of a mapped type → a sample of its series type at `startDate`, with the zone offset of that date;
- *   sleep analysis records → sleep sessions (sleepSessions.ts), whose nights are queued in `score_work`;
+ *   sleep analysis records → sleep sessions (sleepSessions.ts), whose nights are enqueued for the scores job;
  *   other category records are skipped, as at the anchor;
  * - `Correlation` → nothing (its records also appear at the top level);
  * - `Workout` → a workout with its WorkoutStatistics (heart rate min/max/avg, active energy, distance, steps,

@@ -1,15 +1,15 @@
 /**
- * Kill test: the import runner runs in a child process that is SIGKILLed in the middle of a chunk's
- * transaction (its samples written, its checkpoint not), at a random chunk, several times; each next child
- * takes the job over once the dead one's lease expires and resumes from the last committed chunk. In the end
- * the database holds exactly what an uninterrupted import writes (no sample twice, none missing), with the
- * same counts on the job. The database outlives the killed processes: a PGlite folder (or PostgreSQL with
- * TEST_DATABASE_URL), as the platform runs.
+ * Kill test: a kernel job worker of the import queue runs in a child process that is SIGKILLed in the middle
+ * of a chunk's transaction (its samples written, its checkpoint not), at a random chunk, several times; each
+ * next child's worker takes the job again once the dead one's lock expires (the kernel's reaper) and resumes
+ * from the last committed chunk. In the end the database holds exactly what an uninterrupted import writes (no
+ * sample twice, none missing), with the same counts on the import. The database outlives the killed
+ * processes: a PGlite folder (or PostgreSQL with TEST_DATABASE_URL), as the platform runs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, kernelMigrations, migrate } from "@platform/kernel";
+import { createLogger, kernelMigrations, listJobs, migrate } from "@platform/kernel";
 import {
   createKillTestDatabase,
   createTestDatabase,
@@ -22,7 +22,8 @@ import { createImportsService } from "../services/imports.ts";
 import { createImportJobsRepository, type ImportJobRow } from "../store/importJobsRepository.ts";
 import { appleExportXml } from "../testing/appleExport.ts";
 import { importSnapshot } from "../testing/importSnapshot.ts";
-import { createImportRunner } from "./importJobs.ts";
+import { drainQueue } from "../testing/jobWorkers.ts";
+import { createImportQueue, IMPORT_QUEUE } from "./importJobs.ts";
 import type { ImportChildConfig } from "./importKillChild.ts";
 
 const CHILD = new URL("./importKillChild.ts", import.meta.url);
@@ -48,7 +49,6 @@ function spawnChild(crashAtChunk?: number) {
   const config: ImportChildConfig = {
     url: database.url,
     dataDir: database.dataDir,
-    uploadsDir: join(dir, "uploads"),
     chunkItems: CHUNK,
     crashAtChunk,
   };
@@ -81,23 +81,24 @@ it("an import SIGKILLed mid-chunk at random chunks resumes to exactly the rows o
   // The reference: the same file imported without interruption, in a database of its own.
   const reference = await createTestDatabase();
   await migrate(reference.db, [...kernelMigrations(), ...wearablesService.migrations]);
-  const queue = async (db: typeof reference.db) => {
+  const queueImport = async (db: typeof reference.db) => {
     const [user] = await db.query<{ id: string }>(
       "INSERT INTO wearables.users (id) VALUES ('7d3c1a52-0b4e-4f7a-9c1d-2e3f4a5b6c7d') RETURNING id",
     );
-    const service = createImportsService({ repository: createImportJobsRepository(db), dir: join(dir, "uploads") });
+    const service = createImportsService({ db, repository: createImportJobsRepository(db) });
     return service.importPath((user as { id: string }).id, path);
   };
-  const refJob = await queue(reference.db);
+  const refJob = await queueImport(reference.db);
   const logger = createLogger({ level: "silent" });
-  await createImportRunner({ db: reference.db, logger, dir: join(dir, "uploads"), chunkItems: CHUNK }).runOnce();
+  const queue = createImportQueue({ db: reference.db, logger, chunkItems: CHUNK }).queue;
+  await drainQueue(reference.db, logger, IMPORT_QUEUE, queue);
   const expected = await importSnapshot(reference.db);
   const expectedJob = (await createImportJobsRepository(reference.db).get(refJob.id)) as ImportJobRow;
   await reference.drop();
   expect(expectedJob.state).toBe("completed");
 
   let db = await database.open();
-  const job = await queue(db);
+  const job = await queueImport(db);
   await database.close(db);
 
   // Kill at a random chunk of each run (chunk indexes count from each child's start).
@@ -115,6 +116,12 @@ it("an import SIGKILLed mid-chunk at random chunks resumes to exactly the rows o
     expect(done.samples_written).toBe(expectedJob.samples_written);
     expect(done.events_written).toBe(expectedJob.events_written);
     expect(done.items_processed).toBe(expectedJob.items_processed);
+    // The import's kernel job (or its slices' jobs) taken by each child in turn, completed by the last; the
+    // killed children's claims count as attempts. The upload is deleted at the end.
+    const runs = await listJobs(db, { queue: IMPORT_QUEUE });
+    expect(runs.every((r) => r.state === "completed" && r.singleton_key === job.id)).toBe(true);
+    expect(runs.reduce((n, r) => n + r.attempts, 0)).toBeGreaterThanOrEqual(4);
+    expect(await db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   } finally {
     await database.close(db);
   }

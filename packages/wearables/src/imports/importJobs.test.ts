@@ -1,12 +1,13 @@
 /**
- * The import jobs against the real database (PGlite, or PostgreSQL with TEST_DATABASE_URL): a full Apple
- * export, its zip, resumption after kills at random chunks (same rows as an uninterrupted import), failures
- * (committed chunks stay, nothing of the failing one), hostile files, and FIT/GPX/TCX jobs.
+ * The import jobs (kernel queue `wearables.import`) against the real database (PGlite, or PostgreSQL with
+ * TEST_DATABASE_URL): a full Apple export, its zip, resumption after runs dying at random chunks (same rows as
+ * an uninterrupted import), failures (committed chunks stay, nothing of the failing one), hostile files,
+ * FIT/GPX/TCX jobs, and slices (a long import continued in new jobs).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createLogger, type Database, kernelMigrations, migrate } from "@platform/kernel";
+import { createLogger, type Database, kernelMigrations, listJobs, migrate, retryJob } from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { wearablesService } from "../index.ts";
@@ -16,9 +17,10 @@ import { appleExportXml, appleExportZip, zipBytes } from "../testing/appleExport
 import { writeFitFile } from "../testing/fitFile.ts";
 import { writeGpxFile } from "../testing/gpxFile.ts";
 import { importSnapshot } from "../testing/importSnapshot.ts";
+import { drainQueue } from "../testing/jobWorkers.ts";
 import { makeWorkoutFixture } from "../testing/workoutFixture.ts";
 import { openExportXmlInZip } from "./exportZip.ts";
-import { createImportRunner, type ImportRunnerHooks } from "./importJobs.ts";
+import { createImportQueue, IMPORT_QUEUE, type ImportJobHooks } from "./importJobs.ts";
 
 let database: TestDatabase;
 let db: Database;
@@ -40,7 +42,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await db.exec(`DELETE FROM wearables.import_jobs; DELETE FROM wearables.data_sources;
-    DELETE FROM wearables.personal_records; DELETE FROM wearables.score_work;`);
+    DELETE FROM wearables.personal_records; DELETE FROM platform.jobs;`);
 });
 
 const repository = () => createImportJobsRepository(db);
@@ -50,9 +52,21 @@ const file = (name: string, content: string | Uint8Array) => {
   return path;
 };
 const queue = (path: string, kind?: "apple" | "fit" | "gpx" | "tcx") =>
-  createImportsService({ repository: repository(), dir }).importPath(userId, path, kind);
-const runner = (chunkItems: number, hooks?: ImportRunnerHooks) =>
-  createImportRunner({ db, logger, dir, chunkItems, hooks, leaseMs: 30_000 });
+  createImportsService({ db, repository: repository() }).importPath(userId, path, kind);
+/** Runs the queued imports on a kernel worker until none is left; retries come quickly. */
+const runImports = (chunkItems: number, options: { hooks?: ImportJobHooks; sliceMs?: number } = {}) =>
+  drainQueue(
+    db,
+    logger,
+    IMPORT_QUEUE,
+    createImportQueue({ db, logger, chunkItems, backoff: { baseMs: 10, maxMs: 50 }, ...options }).queue,
+  );
+/** What a run dying for a reason not the file's throws (a database connection ended: SQLSTATE 57P01). */
+const died = () => Object.assign(new Error("killed"), { code: "57P01" });
+const importJob = async () => {
+  const [job] = await listJobs(db, { queue: IMPORT_QUEUE });
+  return job;
+};
 const job = async (id: string) => (await repository().get(id)) as ImportJobRow;
 
 const XML = appleExportXml({ extraHeartRates: 300 });
@@ -61,7 +75,7 @@ describe("Apple Health import job", () => {
   it("imports every element kind with units converted", async () => {
     const queued = await queue(file("export.xml", XML));
     expect(queued.kind).toBe("apple_xml");
-    expect(await runner(50).runOnce()).toBe(true);
+    await runImports(50);
     const done = await job(queued.id);
     expect(done).toMatchObject({
       state: "completed",
@@ -118,49 +132,86 @@ describe("Apple Health import job", () => {
     ]);
   });
 
-  it("imports export.zip like export.xml, and resumes after kills at random chunks with the same rows", async () => {
+  it("imports export.zip like export.xml, and resumes after runs dying at random chunks with the same rows", async () => {
     await queue(file("whole.xml", XML));
-    await runner(40).runOnce();
+    await runImports(40);
     const expected = await importSnapshot(db);
     const expectedJob = (await db.query<ImportJobRow>("SELECT * FROM wearables.import_jobs"))[0] as ImportJobRow;
 
     for (const [i, kind] of (["zip", "xml", "xml", "zip"] as const).entries()) {
       await db.exec(
-        "DELETE FROM wearables.import_jobs; DELETE FROM wearables.data_sources; DELETE FROM wearables.personal_records; DELETE FROM wearables.score_work;",
+        "DELETE FROM wearables.import_jobs; DELETE FROM wearables.data_sources; DELETE FROM wearables.personal_records; DELETE FROM platform.jobs;",
       );
       const queued = await queue(kind === "zip" ? file(`e${i}.zip`, appleExportZip(XML)) : file(`e${i}.xml`, XML));
-      let kills = 0;
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const stopAt = 1 + Math.floor(Math.random() * 6);
-        const midChunk = Math.random() < 0.5;
-        const controller = new AbortController();
-        const r = runner(40, {
-          duringChunk(_job, index) {
-            if (index + 1 < stopAt) return;
-            controller.abort(); // the process dies here: mid-chunk (rolled back) or just after it commits
-            if (midChunk) throw new Error("killed");
+      // The first three runs die at a random chunk (rolled back); the kernel retries, each run resumes.
+      const dieAt = [1, 2, 3].map(() => 1 + Math.floor(Math.random() * 6));
+      let deaths = 0;
+      await runImports(40, {
+        hooks: {
+          duringChunk(_job, index, attempt) {
+            if (index + 1 !== dieAt[attempt - 1]) return;
+            deaths++;
+            throw died();
           },
-        });
-        await r.runOnce(controller.signal);
-        const state = (await job(queued.id)).state;
-        if (state === "completed") break;
-        expect(state).toBe("processing");
-        kills++;
-        // A dead runner's lease is not taken over before it expires, then it is.
-        await db.query(
-          "UPDATE wearables.import_jobs SET lease_holder = 'dead', lease_expires_at = now() + interval '1 hour'",
-        );
-        expect(await runner(40).runOnce()).toBe(false);
-        await db.query("UPDATE wearables.import_jobs SET lease_expires_at = now() - interval '1 second'");
-      }
-      expect(kills).toBeGreaterThan(0);
+        },
+      });
+      expect(deaths).toBeGreaterThan(0);
+      expect((await importJob())?.attempts).toBe(deaths + 1);
       const done = await job(queued.id);
       expect(done.state).toBe("completed");
       expect(await importSnapshot(db)).toEqual(expected);
       expect(done.samples_written).toBe(Number(expectedJob.samples_written));
       expect(done.events_written).toBe(Number(expectedJob.events_written));
       expect(done.items_processed).toBe(Number(expectedJob.items_processed));
+      expect(await db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
     }
+  });
+
+  it("continues a long import in slices, each a kernel job of its own, with the same rows", async () => {
+    await queue(file("whole.xml", XML));
+    await runImports(40);
+    const expected = await importSnapshot(db);
+    await db.exec(
+      "DELETE FROM wearables.import_jobs; DELETE FROM wearables.data_sources; DELETE FROM wearables.personal_records; DELETE FROM platform.jobs;",
+    );
+    const queued = await queue(file("sliced.xml", XML));
+    await runImports(40, { sliceMs: 0 }); // every run stops after its first chunk
+    expect((await job(queued.id)).state).toBe("completed");
+    expect(await importSnapshot(db)).toEqual(expected);
+    const runs = await listJobs(db, { queue: IMPORT_QUEUE });
+    expect(runs.length).toBeGreaterThan(5);
+    expect(runs.every((r) => r.state === "completed" && r.singleton_key === queued.id)).toBe(true);
+  });
+
+  it("fails on the kernel's last attempt when every run dies, keeps its upload, and resumes when its dead job is retried", async () => {
+    const queued = await queue(file("dying.xml", XML));
+    let runs = 0;
+    await runImports(40, {
+      hooks: {
+        duringChunk(_job, index) {
+          if (index === 1) {
+            runs++;
+            throw died();
+          }
+        },
+      },
+    });
+    expect(runs).toBe(5);
+    const dead = await importJob();
+    expect(dead).toMatchObject({ state: "dead", attempts: 5 });
+    const failed = await job(queued.id);
+    expect(failed).toMatchObject({ state: "failed", errors: [{ message: "killed", at: expect.any(String) }] });
+    expect(failed.items_processed).toBeGreaterThanOrEqual(5 * 40); // the first chunk of each run
+    expect((await db.query("SELECT 1 FROM wearables.import_files")).length).toBeGreaterThan(0);
+
+    await retryJob(db, dead?.id as string);
+    await runImports(40);
+    const done = await job(queued.id);
+    expect(done).toMatchObject({ state: "completed", finished_at: expect.any(Date) });
+    expect(done.samples_written).toBe(
+      (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples"))[0]?.n,
+    );
+    expect(await db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   });
 
   it("fails with a clear error, keeping the committed chunks and nothing of the failing one", async () => {
@@ -170,7 +221,7 @@ describe("Apple Health import job", () => {
     expect(marker).toContain("HeartRate");
     lines.splice(at, 0, lines[at - 1]?.replace('unit="count/min"', 'unit="degF"') as string);
     const queued = await queue(file("bad-unit.xml", lines.join("\n")));
-    await runner(25).runOnce();
+    await runImports(25);
     const failed = await job(queued.id);
     expect(failed.state).toBe("failed");
     expect(failed.errors).toEqual([
@@ -204,7 +255,7 @@ describe("Apple Health import job", () => {
     ["a file that is not XML", "\u0000\u0001binary", /not a well-formed/],
   ])("refuses %s", async (_name, content, message) => {
     const queued = await queue(file("hostile.xml", content));
-    await runner(100).runOnce();
+    await runImports(100);
     const failed = await job(queued.id);
     expect(failed.state).toBe("failed");
     expect(failed.errors[0]?.message).toMatch(message);
@@ -223,7 +274,7 @@ describe("Apple Health import job", () => {
     for (const [bytes, message] of cases) {
       const queued = await queue(file("hostile.zip", bytes));
       expect(queued.kind).toBe("apple_zip");
-      await runner(100).runOnce();
+      await runImports(100);
       const failed = await job(queued.id);
       expect(failed.state, String(message)).toBe("failed");
       expect(failed.errors[0]?.message).toMatch(message);
@@ -242,29 +293,34 @@ describe("workout file import jobs", () => {
   it("imports a GPX and a FIT workout in chunks, and resumes a killed FIT import", async () => {
     const fixture = makeWorkoutFixture({ seconds: 300, withPower: true, withPosition: true });
     const gpx = await queue(file("ride.gpx", writeGpxFile(fixture)));
-    await runner(100).runOnce();
+    await runImports(100);
     expect(await job(gpx.id)).toMatchObject({ state: "completed", kind: "gpx", events_written: 1 });
     expect((await job(gpx.id)).samples_written).toBeGreaterThan(300);
 
-    await db.exec("DELETE FROM wearables.data_sources");
+    await db.exec("DELETE FROM wearables.data_sources; DELETE FROM platform.jobs;");
     const fit = await queue(file("run.fit", writeFitFile(fixture)));
-    const controller = new AbortController();
-    await runner(200, {
-      duringChunk(_j, index) {
-        if (index === 1) {
-          controller.abort();
-          throw new Error("killed");
-        }
+    const seen: [number, number][] = [];
+    await runImports(200, {
+      hooks: {
+        duringChunk(_j, index, attempt) {
+          seen.push([attempt, index]);
+          if (attempt === 1 && index === 1) throw died();
+        },
       },
-    }).runOnce(controller.signal);
-    expect((await job(fit.id)).state).toBe("processing");
-    expect((await job(fit.id)).items_processed).toBe(200);
-    await runner(200).runOnce();
+    });
+    // The second run resumed at the second chunk (the first one's committed 200 samples are not read again).
+    expect(seen.slice(0, 3)).toEqual([
+      [1, 0],
+      [1, 1],
+      [2, 0],
+    ]);
+    expect((await importJob())?.attempts).toBe(2);
     const done = await job(fit.id);
     expect(done).toMatchObject({ state: "completed", events_written: 1 });
     const [{ n } = { n: 0 }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples");
     expect(done.samples_written).toBe(n);
     expect(done.items_processed).toBe(n);
+    expect(seen.filter(([attempt]) => attempt === 2).length).toBe(Math.ceil((n - 200) / 200));
   });
 
   it("fails a FIT file with a bad CRC and writes nothing", async () => {
@@ -272,7 +328,7 @@ describe("workout file import jobs", () => {
     const corrupt = Uint8Array.from(bytes);
     corrupt[corrupt.length - 1] = (corrupt[corrupt.length - 1] as number) ^ 0xff;
     const queued = await queue(file("bad.fit", corrupt));
-    await runner(100).runOnce();
+    await runImports(100);
     const failed = await job(queued.id);
     expect(failed.state).toBe("failed");
     expect(failed.errors[0]?.message).toMatch(/CRC/i);
@@ -285,7 +341,7 @@ describe("operator commands (platform wearables import)", () => {
   it("queue a file by path, run it to its end and report its status; bad input is refused", async () => {
     const { createImportsModule } = await import("./importsModule.ts");
     const { OperatorInputError } = await import("@platform/kernel");
-    const module = createImportsModule({ db, logger, dir, chunkItems: 100 });
+    const module = createImportsModule({ db, logger, chunkItems: 100 });
     const commands = module.operatorCommands as Record<string, (a: Record<string, unknown>) => Promise<unknown>>;
     const elsewhere = mkdtempSync(join(tmpdir(), "wearables-cli-"));
     const path = join(elsewhere, "fixture-cli.xml");

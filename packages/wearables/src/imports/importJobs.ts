@@ -1,29 +1,60 @@
 /**
- * The import job runner: takes queued jobs (and those of dead runners, whose lease expired) from
- * `wearables.import_jobs` and imports their files in chunks. Each chunk is ONE transaction that writes its data
- * through the health data writer AND moves the job's progress and checkpoint, so a runner killed at any instant
- * leaves the job at its last committed chunk, and the next runner resumes from there without writing a sample
- * twice. A file that cannot be imported fails its job with a clear error: the chunks committed before stay,
- * nothing of the failing chunk does.
+ * File imports on the kernel's job layer: an import is a record in `wearables.import_jobs` (its user-facing
+ * state, progress and checkpoint) and a kernel job of queue `IMPORT_QUEUE` (singleton key = the import's id),
+ * both created in the upload's transaction (`enqueueImport`). Whichever worker takes the job, on any
+ * instance, copies the upload from the database to a temporary file and imports it in chunks. Each chunk is
+ * ONE transaction that asserts the job's claim, writes its data through the health data writer AND moves the
+ * import's progress and checkpoint, so a worker killed at any instant leaves the import at its last committed
+ * chunk; once the dead worker's lock expires the kernel queues the job again and the next run resumes from
+ * there without writing a sample twice (a worker whose claim was lost has its chunk refused).
+ *
+ * Long imports run in slices: `sliceMs` after its first chunk a run stops between chunks, completes its job
+ * and enqueues the next one in one transaction, so no run nears the queue's `timeoutMs` (the kernel lock a
+ * killed worker's job waits out: the kernel has no lock renewal, so the slice is what keeps it short). A file that cannot be imported fails its import with a clear error and completes its job (it
+ * would fail again): the chunks committed before stay, nothing of the failing chunk does. Other errors (the
+ * database, the disk) are retried with the kernel's backoff; the last attempt's error fails the import.
  *
  * @example
- * const runner = createImportRunner({ db, logger, dir: join(dataDir, "wearables", "imports") });
- * runner.start(); … runner.wake(); … await runner.stop();
+ * const imports = createImportQueue({ db, logger });
+ * const worker = createJobWorker({ db, logger, queues: { [IMPORT_QUEUE]: imports.queue } });
  */
-import { randomUUID } from "node:crypto";
-import { unlink } from "node:fs/promises";
-import { resolve, sep } from "node:path";
-import { type Database, type JobStatus, type Logger, type Queryable, toJobStatus } from "@platform/kernel";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type BackoffOptions,
+  type Database,
+  enqueueJob,
+  type JobContext,
+  JobLockLostError,
+  type JobStatus,
+  type Logger,
+  type Queryable,
+  type QueueDefinition,
+  toJobStatus,
+  WorkerStoppingError,
+} from "@platform/kernel";
 import { createHealthDataWriter, type HealthDataWriter } from "../store/healthDataWriter.ts";
 import {
   createImportJobsRepository,
   type ImportJobRow,
   type ImportJobsRepository,
   type ImportKind,
-  LeaseLostError,
 } from "../store/importJobsRepository.ts";
 import { importAppleHealth } from "./appleHealthImport.ts";
 import { DEFAULT_WORKOUT_FILE_PARSERS, importWorkoutFile, type WorkoutFileParsers } from "./workoutFile.ts";
+
+/** The kernel queue of file imports: payload `{importId}`, singleton key = the import's id. */
+export const IMPORT_QUEUE = "wearables.import";
+
+export interface ImportJobPayload {
+  importId: string;
+}
+
+/** In the upload's transaction `tx`: the job that runs import `importId`. */
+export async function enqueueImport(tx: Queryable, importId: string): Promise<void> {
+  await enqueueJob(tx, IMPORT_QUEUE, { importId } satisfies ImportJobPayload, { singletonKey: importId });
+}
 
 /** What one chunk wrote. */
 export interface ChunkWrites {
@@ -40,14 +71,15 @@ export interface ChunkPosition {
 
 /** What a processor gets to import one job's file. */
 export interface ImportContext {
-  job: ImportJobRow;
-  /** Aborted when the runner stops or loses the lease: stop at once (what is committed stays). */
+  /** The import's record; `file_path` is the local copy of its upload. */
+  job: ImportJobRow & { file_path: string };
+  /** Aborted when the worker stops or the run times out: stop at once (what is committed stays). */
   signal: AbortSignal;
   writer: HealthDataWriter;
   repository: ImportJobsRepository;
   /** Largest number of items (records, samples) per chunk. */
   chunkItems: number;
-  /** Commits one chunk: `write` runs in the transaction, and the job's progress moves to `position` with it. */
+  /** Commits one chunk: `write` runs in the transaction, and the import's progress moves to `position` with it. */
   commit(write: (tx: Queryable) => Promise<ChunkWrites>, position: ChunkPosition): Promise<void>;
 }
 
@@ -55,62 +87,78 @@ export interface ImportContext {
 export type ImportProcessor = (context: ImportContext) => Promise<{ bytesRead: number }>;
 
 /** Test seams: called inside each chunk's transaction after its writes, before its checkpoint moves. */
-export interface ImportRunnerHooks {
-  duringChunk?(job: ImportJobRow, chunkIndex: number): void | Promise<void>;
+export interface ImportJobHooks {
+  /** `chunkIndex` counts from the start of this run; `attempt` is the kernel job's (1 on the first run). */
+  duringChunk?(job: ImportJobRow, chunkIndex: number, attempt: number): void | Promise<void>;
 }
 
-export interface CreateImportRunnerParameters {
+export interface CreateImportQueueParameters {
   db: Database;
   logger: Logger;
-  /** Where uploads are kept (`<DATA_DIR>/wearables/imports`); a finished job's file there is deleted. */
-  dir: string;
-  /** FIT/GPX/TCX parsers by kind (default: helper FILES` `src/importers/*.ts`). */
+  /** FIT/GPX/TCX parsers by kind (default: `src/importers/*.ts`). */
   workoutFileParsers?: WorkoutFileParsers;
-  holder?: string;
-  /** Lease length (default 60 s), renewed every third of it while a job runs. */
-  leaseMs?: number;
-  /** How often to look for work when idle (default 1 s); `wake()` looks at once. */
-  pollMs?: number;
   chunkItems?: number;
-  hooks?: ImportRunnerHooks;
+  /**
+   * A run stops between chunks this long after its first chunk and continues in a new job; default 2 minutes.
+   * Each slice re-reads the file up to its checkpoint (an Apple export is a stream): longer slices cost less.
+   */
+  sliceMs?: number;
+  /** A run longer than this fails (and the lock of a killed worker's job lasts this long); default 5 minutes. */
+  timeoutMs?: number;
+  /** Imports run at once by one worker; default 1. */
+  concurrency?: number;
+  backoff?: BackoffOptions;
+  /** Where the upload is copied for the run (default the OS's temporary folder). */
+  tmpDir?: string;
+  hooks?: ImportJobHooks;
 }
 
-export interface ImportRunner {
-  /** Starts looking for jobs in the background. */
-  start(): void;
-  /** Stops; a job in progress is handed back at its last committed chunk. */
-  stop(): Promise<void>;
-  /** Looks for a job at once (after an upload). */
-  wake(): void;
-  /** Takes one job and runs it to its end (or until stopped); false when there was none. For the CLI and tests. */
-  runOnce(signal?: AbortSignal): Promise<boolean>;
+export interface ImportQueue {
+  /** The handler of `IMPORT_QUEUE` for a job worker. */
+  readonly queue: QueueDefinition<ImportJobPayload>;
   status(): JobStatus;
 }
 
-/** Stops a processor when the runner stops (not a failure of the file). */
-class ImportStoppedError extends Error {
-  override name = "ImportStoppedError" as const;
+/** A run's slice is over: its job is completed and the next one enqueued. */
+class SliceEndError extends Error {
+  override name = "SliceEndError" as const;
 }
 
-export function createImportRunner({
+/**
+ * Errors that are not the file's fault: the database's (a SQLSTATE `code`, but for data exceptions and
+ * integrity violations, classes 22 and 23, which the file's values cause), the network's and the disk's (`E…`
+ * codes), and the job's claim lost. These are retried; anything else is the file's.
+ */
+function isTransient(error: unknown): boolean {
+  if (error instanceof JobLockLostError) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return false;
+  if (/^[0-9A-Z]{5}$/.test(code)) return !/^2[23]/.test(code);
+  return /^E[A-Z]+$/.test(code);
+}
+
+export function createImportQueue({
   db,
   logger,
-  dir,
   workoutFileParsers = DEFAULT_WORKOUT_FILE_PARSERS,
-  holder = `importer-${randomUUID()}`,
-  leaseMs = 60_000,
-  pollMs = 1_000,
   chunkItems = 5_000,
+  sliceMs = 120_000,
+  timeoutMs = 300_000,
+  concurrency = 1,
+  backoff,
+  tmpDir = tmpdir(),
   hooks = {},
-}: CreateImportRunnerParameters): ImportRunner {
+}: CreateImportQueueParameters): ImportQueue {
   const log = logger.child({ job: "wearables-imports" });
   const repository = createImportJobsRepository(db);
   const writer = createHealthDataWriter();
-  const uploadsDir = resolve(dir) + sep;
-  const stats = { completed: 0, failed: 0, current: null as string | null, lastError: null as string | null };
-  let stopController = new AbortController();
-  let loop: Promise<void> | null = null;
-  let wakeUp: (() => void) | null = null;
+  const stats = {
+    completed: 0,
+    failed: 0,
+    slices: 0,
+    running: [] as string[],
+    lastError: null as string | null,
+  };
 
   const processors: Record<ImportKind, ImportProcessor> = {
     apple_xml: importAppleHealth,
@@ -120,120 +168,113 @@ export function createImportRunner({
     tcx: (c) => importWorkoutFile(c, "tcx", workoutFileParsers.tcx),
   };
 
-  async function runJob(job: ImportJobRow, outer: AbortSignal): Promise<void> {
-    const controller = new AbortController();
-    const onOuterAbort = () => controller.abort(new ImportStoppedError("the import runner stopped"));
-    outer.addEventListener("abort", onOuterAbort, { once: true });
-    if (outer.aborted) onOuterAbort();
-    const heartbeat = setInterval(() => {
-      repository.renewLease(job.id, holder, leaseMs).then(
-        (ours) => ours || controller.abort(new LeaseLostError(job.id)),
-        (error) => log.warn({ err: error, jobId: job.id }, "import lease renewal failed"),
-      );
-    }, leaseMs / 3);
-    stats.current = job.id;
-    let chunkIndex = 0;
-    const context: ImportContext = {
-      job,
-      signal: controller.signal,
-      writer,
-      repository,
-      chunkItems,
-      async commit(write, position) {
-        if (controller.signal.aborted) throw controller.signal.reason;
-        const index = chunkIndex++;
-        await db.transaction(async (tx) => {
-          const written = await write(tx);
-          await hooks.duringChunk?.(job, index);
-          await repository.commitChunk(
-            tx,
-            job.id,
-            holder,
-            { ...position, samplesAdded: written.samples, eventsAdded: written.events },
-            leaseMs,
-          );
-        });
-      },
-    };
+  /** The import's file on this machine: its stored upload copied to a temporary file, or its old local path. */
+  async function localCopy(job: ImportJobRow): Promise<{ path: string; remove(): Promise<void> }> {
+    if (!(await repository.hasFile(job.id)) && job.file_path) {
+      return { path: job.file_path, remove: async () => undefined };
+    }
+    const folder = await mkdtemp(join(tmpDir, "wearables-import-"));
+    const remove = () => rm(folder, { recursive: true, force: true });
     try {
+      const path = join(folder, "upload");
+      await repository.copyFileTo(job.id, path);
+      return { path, remove };
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+  }
+
+  /** In one transaction: the import's end (completed or failed), its upload deleted, its job completed. */
+  async function finish(run: JobContext<ImportJobPayload>, id: string, end: (tx: Queryable) => Promise<void>) {
+    await db.transaction(async (tx) => {
+      await run.assertHeld(tx);
+      await end(tx);
+      await repository.deleteFile(tx, id);
+      await run.complete(tx);
+    });
+  }
+
+  async function handle(run: JobContext<ImportJobPayload>): Promise<void> {
+    const id = run.payload.importId;
+    const job = await repository.start(id);
+    if (!job) return; // ended already (or gone with its user): nothing to do
+    /** When this run's first chunk began: the slice counts from there, not from a resumed file's catch-up. */
+    let sliceStart: number | undefined;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(run.signal.reason);
+    run.signal.addEventListener("abort", onAbort, { once: true });
+    if (run.signal.aborted) onAbort();
+    stats.running.push(id);
+    let file: { path: string; remove(): Promise<void> } | undefined;
+    let chunkIndex = 0;
+    try {
+      file = await localCopy(job);
+      const context: ImportContext = {
+        job: { ...job, file_path: file.path },
+        signal: controller.signal,
+        writer,
+        repository,
+        chunkItems,
+        async commit(write, position) {
+          if (controller.signal.aborted) throw controller.signal.reason;
+          sliceStart ??= Date.now();
+          if (chunkIndex > 0 && Date.now() - sliceStart >= sliceMs) throw new SliceEndError();
+          const index = chunkIndex++;
+          await db.transaction(async (tx) => {
+            await run.assertHeld(tx);
+            const written = await write(tx);
+            await hooks.duringChunk?.(job, index, run.attempt);
+            await repository.commitChunk(tx, id, {
+              ...position,
+              samplesAdded: written.samples,
+              eventsAdded: written.events,
+            });
+          });
+        },
+      };
       const { bytesRead } = await processors[job.kind](context);
       if (controller.signal.aborted) throw controller.signal.reason;
-      await repository.complete(job.id, holder, bytesRead);
+      await finish(run, id, (tx) => repository.complete(tx, id, bytesRead));
       stats.completed++;
-      log.info({ jobId: job.id, kind: job.kind }, "import completed");
-      await removeUpload(job);
+      log.info({ importId: id, kind: job.kind }, "import completed");
     } catch (error) {
-      if (controller.signal.aborted || error instanceof LeaseLostError) {
-        const reason = controller.signal.reason ?? error;
-        if (reason instanceof LeaseLostError || error instanceof LeaseLostError) {
-          log.warn({ jobId: job.id }, "import lease lost; another runner continues the job");
-        } else {
-          await repository.release(job.id, holder).catch(() => undefined);
-          log.info({ jobId: job.id }, "import stopped; it resumes from its checkpoint");
-        }
+      if (error instanceof SliceEndError) {
+        // The next slice continues from the checkpoint, in a job of its own.
+        await db.transaction(async (tx) => {
+          await run.complete(tx);
+          await enqueueImport(tx, id);
+        });
+        stats.slices++;
         return;
+      }
+      if (controller.signal.aborted || isTransient(error)) {
+        const message = (error as Error).message || String(error);
+        stats.lastError = message;
+        const stopping = run.signal.reason instanceof WorkerStoppingError;
+        if (!stopping && run.attempt >= run.maxAttempts && !(error instanceof JobLockLostError)) {
+          // The kernel's last attempt: the import fails with it; its job goes dead and its upload stays, so
+          // `platform jobs retry <id>` resumes it from its checkpoint.
+          await db
+            .transaction((tx) => repository.fail(tx, id, message))
+            .catch((e) => log.warn({ err: e, importId: id }, "recording an import's failure failed"));
+        }
+        throw error;
       }
       const message = (error as Error).message || String(error);
       stats.failed++;
       stats.lastError = message;
-      log.warn({ jobId: job.id, kind: job.kind, err: error }, "import failed");
-      await repository.fail(job.id, holder, message);
-      await removeUpload(job);
+      log.warn({ importId: id, kind: job.kind, err: error }, "import failed");
+      await finish(run, id, (tx) => repository.fail(tx, id, message));
     } finally {
-      clearInterval(heartbeat);
-      outer.removeEventListener("abort", onOuterAbort);
-      stats.current = null;
-    }
-  }
-
-  async function removeUpload(job: ImportJobRow) {
-    if (!resolve(job.file_path).startsWith(uploadsDir)) return;
-    await unlink(job.file_path).catch(() => undefined);
-  }
-
-  async function runOnce(signal: AbortSignal = stopController.signal): Promise<boolean> {
-    const job = await repository.claim(holder, leaseMs);
-    if (!job) return false;
-    await runJob(job, signal);
-    return true;
-  }
-
-  async function background(signal: AbortSignal) {
-    while (!signal.aborted) {
-      try {
-        if (await runOnce(signal)) continue;
-      } catch (error) {
-        stats.lastError = (error as Error).message;
-        log.error({ err: error }, "import runner error");
-      }
-      if (signal.aborted) break;
-      await new Promise<void>((done) => {
-        const finish = () => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", finish);
-          done();
-        };
-        const timer = setTimeout(finish, pollMs);
-        wakeUp = finish;
-        signal.addEventListener("abort", finish, { once: true });
-      });
-      wakeUp = null;
+      run.signal.removeEventListener("abort", onAbort);
+      stats.running = stats.running.filter((r) => r !== id);
+      await file?.remove();
     }
   }
 
   return {
-    start() {
-      if (loop) return;
-      if (stopController.signal.aborted) stopController = new AbortController();
-      loop = background(stopController.signal);
-    },
-    async stop() {
-      stopController.abort();
-      await loop;
-      loop = null;
-    },
-    wake: () => wakeUp?.(),
-    runOnce,
-    status: () => toJobStatus({ holder, running: loop !== null, ...stats }),
+    queue: { handler: handle, concurrency, timeoutMs, backoff },
+    status: () => toJobStatus({ ...stats }),
   };
 }

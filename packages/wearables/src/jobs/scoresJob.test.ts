@@ -1,7 +1,8 @@
 /**
- * The internal scores job against the real database: nights queued as importers queue them, scores checked
- * against hand-computed values, a job that dies between nights (its last night rolled back) and a new job
- * that redoes exactly what is left, idempotent reruns, dependent nights recomputed, and the SQL of the
+ * The internal scores job against the real database: nights enqueued as importers enqueue them (kernel jobs
+ * of `wearables.scores`, one per user and night), scores checked against hand-computed values, runs that die
+ * mid-way (their night rolled back, its job queued again) and a new worker that redoes exactly what is left,
+ * idempotent reruns, dependent nights recomputed, a night written while its job runs, and the SQL of the
  * nightly HRV checked against the domain's reference implementation.
  */
 import type { Database, Queryable } from "@platform/kernel";
@@ -11,16 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nightlyHrv, resilienceScore } from "../domain/resilienceScore.ts";
 import { wearablesService } from "../index.ts";
 import { createHealthDataWriter, type DataSourceRef } from "../store/healthDataWriter.ts";
-import { createScoresJob, SCORES_QUEUE } from "./scoresJob.ts";
-
-/** Resolves once `condition()` holds (checked every 20 ms), or fails after 15 s naming `what`. */
-async function waitFor(what: string, condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { drainQueue, queueDrained, waitFor } from "../testing/jobWorkers.ts";
+import { type CreateScoresJobParameters, createScoresJob, SCORES_QUEUE } from "./scoresJob.ts";
 
 let s: TestService;
 let db: Database;
@@ -57,10 +50,24 @@ const scores = async (category: string, user = userId) =>
     [user, category],
   );
 const queue = (nights: string[], user = userId) => db.transaction((tx) => writer.queueScoreWork(tx, user, nights));
+/** The nights whose scores job is queued or running. */
 const pending = async () =>
-  (await db.query<{ night: string }>("SELECT night::text AS night FROM wearables.score_work ORDER BY night")).map(
-    (r) => r.night,
+  (
+    await db.query<{ night: string }>(
+      `SELECT payload->>'night' AS night FROM platform.jobs
+       WHERE queue = $1 AND state IN ('queued', 'active') ORDER BY 1`,
+      [SCORES_QUEUE],
+    )
+  ).map((r) => r.night);
+/** Runs the queued scores jobs on a kernel worker until none is left (retries come quickly). */
+const drain = (options: Partial<CreateScoresJobParameters> = {}) =>
+  drainQueue(
+    db,
+    logger,
+    SCORES_QUEUE,
+    createScoresJob({ db, logger, now: NOW, backoff: { baseMs: 10, maxMs: 20 }, ...options }).queue,
   );
+const completedRuns = async () => (await listJobs(db, { queue: SCORES_QUEUE, state: "completed", limit: 1000 })).length;
 
 beforeAll(async () => {
   s = await startTestService(wearablesService);
@@ -156,28 +163,45 @@ function dyingDatabase(alive: number): Database {
 }
 
 describe("scores job", () => {
-  it("dies between nights without a trace of the half-done one, and a new job redoes exactly the rest", async () => {
+  it("dies mid-way without a trace of the half-done night, and a new worker redoes exactly the rest", async () => {
     await queue(WAKES);
-    const dying = createScoresJob({ db: dyingDatabase(2), logger, now: NOW });
-    await expect(dying.runOnce()).rejects.toThrow("process gone");
+    expect(await pending()).toEqual(WAKES);
+    const dying = createScoresJob({ db: dyingDatabase(2), logger, now: NOW, backoff: { baseMs: 60_000 } });
+    const worker = createJobWorker({ db, logger, queues: { [SCORES_QUEUE]: dying.queue } });
+    await worker.start();
+    try {
+      await waitFor("every night to be tried", async () => dying.status().failed === WAKES.length - 2);
+    } finally {
+      await worker.stop();
+    }
+    // The failed nights' jobs are queued again (after a backoff), the two committed ones are completed.
     expect(await pending()).toEqual(WAKES.slice(2));
-    // The two committed nights' own scores are there, the third's is not.
     expect((await scores("sleep")).map((r) => r.recorded_at.toISOString().slice(0, 10))).toEqual(WAKES.slice(0, 2));
 
+    await db.query("UPDATE platform.jobs SET run_at = now() WHERE queue = $1 AND state = 'queued'", [SCORES_QUEUE]);
     const job = createScoresJob({ db, logger, now: NOW });
-    const pass = await job.runOnce();
-    expect(pass).toMatchObject({ nights: 5, failed: 0 });
+    await drainQueue(db, logger, SCORES_QUEUE, job.queue);
     expect(await pending()).toEqual([]);
     await expectAllScores();
-    expect(job.status()).toMatchObject({ nights: 5, running: false, lastError: null });
+    expect(job.status()).toMatchObject({ nights: 5, failed: 0, running: 0, lastError: null });
   });
 
   it("is idempotent: the same nights again give the same rows", async () => {
     const before = await db.query("SELECT id, value, components FROM wearables.health_scores ORDER BY id");
+    const runs = await completedRuns();
     await queue(WAKES);
-    const pass = await createScoresJob({ db, logger, now: NOW }).runOnce();
-    expect(pass.nights).toBe(7);
+    await drain();
+    expect((await completedRuns()) - runs).toBe(7);
     expect(await db.query("SELECT id, value, components FROM wearables.health_scores ORDER BY id")).toEqual(before);
+  });
+
+  it("enqueues a night once while it waits, whatever writes it again", async () => {
+    await queue(["2026-03-05"]);
+    await queue(["2026-03-05", "2026-03-06"]);
+    await db.transaction((tx) => writer.queueScoreWork(tx, userId, ["2026-03-06", "2026-03-05"]));
+    expect(await pending()).toEqual(["2026-03-05", "2026-03-06"]);
+    await drain();
+    expect(await pending()).toEqual([]);
   });
 
   it("recomputes the following nights whose history a new night joins", async () => {
@@ -186,8 +210,9 @@ describe("scores job", () => {
       await addNight(tx, "2026-03-01");
       await writer.queueScoreWork(tx, userId, ["2026-03-01"]);
     });
-    const job = createScoresJob({ db, logger, now: NOW });
-    expect(await job.runOnce()).toMatchObject({ nights: 1 });
+    const runs = await completedRuns();
+    await drain();
+    expect((await completedRuns()) - runs).toBe(1);
     const sleep = await scores("sleep");
     expect(sleep.map((r) => [r.recorded_at.toISOString().slice(0, 10), Number(r.value)]).slice(0, 3)).toEqual([
       ["2026-03-01", 76],
@@ -196,40 +221,93 @@ describe("scores job", () => {
     ]);
   });
 
-  it("runs as a recurring job on kernel's job layer: drains what importers queue, once per period", async () => {
+  it("runs on kernel's job layer: two instances' workers score each queued night once", async () => {
     await db.transaction(async (tx) => {
       await addNight(tx, "2026-03-09");
       await writer.queueScoreWork(tx, userId, ["2026-03-09"]);
     });
-    const job = createScoresJob({ db, logger, now: NOW, intervalMs: 1_000 });
-    // Two instances: the period's pass runs on one of them.
+    const job = createScoresJob({ db, logger, now: NOW });
     const workers = ["a", "b"].map((workerId) =>
-      createJobWorker({ db, logger, workerId, queues: { [SCORES_QUEUE]: job.queue }, schedules: [job.schedule] }),
+      createJobWorker({ db, logger, workerId, queues: { [SCORES_QUEUE]: job.queue } }),
     );
     for (const w of workers) await w.start();
     try {
-      await waitFor("the queued night to be scored", async () => (await pending()).length === 0);
-      await waitFor("the pass's job to complete", async () =>
-        (await listJobs(db, { queue: SCORES_QUEUE })).some((j) => j.state === "completed"),
-      );
+      await waitFor("the queued night to be scored", () => queueDrained(db, SCORES_QUEUE));
     } finally {
       for (const w of workers) await w.stop();
     }
     expect((await scores("sleep")).at(-1)?.recorded_at.toISOString()).toBe("2026-03-09T07:00:00.000Z");
-    const runs = await listJobs(db, { queue: SCORES_QUEUE });
-    // One occurrence per period, whichever instance ran it.
-    expect(new Set(runs.map((r) => r.run_at.getTime())).size).toBe(runs.length);
-    expect(job.status()).toMatchObject({ lastError: null });
+    const [run] = await listJobs(db, { queue: SCORES_QUEUE, limit: 1 });
+    expect(run).toMatchObject({ state: "completed", attempts: 1, singleton_key: `${userId}:2026-03-09` });
+    expect(job.status()).toMatchObject({ nights: 1, lastError: null });
   });
 
-  it("stops a pass between nights when its job's signal is aborted", async () => {
-    await queue(WAKES);
-    const stop = new AbortController();
-    stop.abort();
-    expect(await createScoresJob({ db, logger, now: NOW }).runOnce(stop.signal)).toMatchObject({ nights: 0 });
-    expect(await pending()).toEqual(WAKES);
-    await createScoresJob({ db, logger, now: NOW }).runOnce();
-    expect(await pending()).toEqual([]);
+  it("a night written while its job runs is scored again (the writer waits for the job, then enqueues)", async () => {
+    await queue(["2026-03-10"]);
+    // The job holds the user's scores lock while it computes; a writer of the same night comes meanwhile.
+    let resume: () => void = () => {};
+    const paused = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    let entered = false;
+    const slowDb = new Proxy(db, {
+      get(target, key, receiver) {
+        if (key !== "transaction") return Reflect.get(target, key, receiver);
+        return <T>(fn: (tx: Queryable) => Promise<T>) =>
+          target.transaction(async (tx) => {
+            const result = await fn(tx);
+            if (!entered) {
+              entered = true;
+              await paused; // computed, not yet committed
+            }
+            return result;
+          });
+      },
+    });
+    const job = createScoresJob({ db: slowDb, logger, now: NOW });
+    const worker = createJobWorker({ db, logger, queues: { [SCORES_QUEUE]: job.queue } });
+    await worker.start();
+    try {
+      await waitFor("the job to compute its night", () => entered);
+      if (db.driver === "postgres") {
+        // The writer's enqueue waits for the job's commit, then finds its key free: a second job.
+        const writing = db.transaction(async (tx) => {
+          await addNight(tx, "2026-03-10", "2026-03-09T22:00:00Z");
+          await writer.queueScoreWork(tx, userId, ["2026-03-10"]);
+        });
+        await waitFor("the writer to wait for the job's lock", async () => {
+          const rows = await db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+          return rows.length > 0;
+        });
+        resume();
+        await writing;
+      } else {
+        resume(); // PGlite runs one transaction at a time: the writer comes after the job's commit
+        await db.transaction(async (tx) => {
+          await addNight(tx, "2026-03-10", "2026-03-09T22:00:00Z");
+          await writer.queueScoreWork(tx, userId, ["2026-03-10"]);
+        });
+      }
+      await waitFor("the night's second job to run", () => queueDrained(db, SCORES_QUEUE));
+    } finally {
+      resume();
+      await worker.stop();
+    }
+    expect(job.status()).toMatchObject({ nights: 2, lastError: null });
+    const runs = await listJobs(db, { queue: SCORES_QUEUE, limit: 2 });
+    expect(runs.map((r) => [r.singleton_key, r.state])).toEqual([
+      [`${userId}:2026-03-10`, "completed"],
+      [`${userId}:2026-03-10`, "completed"],
+    ]);
+  });
+
+  it("ignores a job without a night (an occurrence of the recurring pass of earlier versions)", async () => {
+    await db.query("INSERT INTO platform.jobs (queue, payload, schedule, singleton_key) VALUES ($1, '{}', $1, $1)", [
+      SCORES_QUEUE,
+    ]);
+    await drain();
+    const [run] = await listJobs(db, { queue: SCORES_QUEUE, limit: 1 });
+    expect(run).toMatchObject({ state: "completed", schedule: SCORES_QUEUE });
   });
 
   it("derives RMSSD from heart rate without RMSSD samples, as the domain's reference implementation does", async () => {
@@ -267,7 +345,7 @@ describe("scores job", () => {
       }
       await writer.queueScoreWork(tx, other, ["2026-03-07"]);
     });
-    await createScoresJob({ db, logger, now: NOW }).runOnce();
+    await drain();
     const expected = resilienceScore("2026-03-08", nightlyHrv({ rmssd: [], heartRate, sessions }));
     expect(expected).toMatchObject({ metricType: "RMSSD_HR", daysCounted: 6 });
     const [row] = (await scores("resilience", other)).filter((r) =>

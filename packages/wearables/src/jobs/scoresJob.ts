@@ -1,15 +1,17 @@
 /**
  * The internal health scores (provider `internal`: sleep and resilience, domain/sleepScore.ts and
- * domain/resilienceScore.ts), recomputed when data arrives. Importers queue the local wake-up dates of the
- * nights their data touches in `wearables.score_work`, in the transaction that writes the data; this job
- * drains that queue, one night per transaction: the night's scores are written and its queue row deleted
- * together, so a job killed mid-way redoes exactly what is left in the queue, and redoing a night writes the
- * same rows again (upserts keyed by (user, provider, category, recorded_at)).
+ * domain/resilienceScore.ts), recomputed when data arrives. Writers and importers enqueue one kernel job per
+ * night their data touches (queue `SCORES_QUEUE`, singleton key `<user id>:<night>`, see scoreNights.ts) in
+ * the transaction that writes the data; this job's handler computes one night in one transaction that also
+ * completes its job: a worker killed mid-way leaves the job to be taken again (its lock expires) with nothing
+ * of it written, and redoing a night writes the same rows again (upserts keyed by (user, provider, category,
+ * recorded_at)). Failures are retried with the kernel's backoff, then the job is dead (listed by the
+ * platform's job commands, retried from there).
  *
  * A night W changes more than its own scores: the sleep scores of the nights whose 14-night bedtime history
  * includes it (wake-up dates W … W+16) and the resilience scores whose 7-day HRV window includes its sleep
  * (reference dates W−1 … W+8, up to today). Of those, the ones keyed to another queued night are left to
- * that night's own turn, so a year of imported nights costs one pass per night, not seventeen.
+ * that night's own job, so a year of imported nights costs one computation per night, not seventeen.
  *
  * What is stored, and how it differs from the anchor:
  * - sleep: one score per main (non-nap) session with net sleep > 0, `recorded_at` = the session's end (the
@@ -18,21 +20,22 @@
  * - resilience: `recorded_at` = the reference date's UTC midnight, `value` = HRV-CV (a fraction, 3 decimals),
  *   `components` {days_counted, metric_type, resilience_score}; removed again when the data no longer suffices.
  *
- * The passes run on kernel's job layer: a recurring job (`SCORES_QUEUE`, every `intervalMs`) whose occurrences
- * never overlap and, with several instances, run once per period on one of them. A pass stops between nights
- * when its job's signal is aborted (the worker stopping, or the pass outliving its timeout).
+ * No recurring pass: every change enqueues its night in the writer's transaction, so nothing is left to sweep.
  *
  * @example
  * const scores = createScoresJob({ db, logger });
- * const worker = createJobWorker({ db, logger, queues: { [SCORES_QUEUE]: scores.queue }, schedules: [scores.schedule] });
+ * const worker = createJobWorker({ db, logger, queues: { [SCORES_QUEUE]: scores.queue } });
  * await worker.start();
  */
-import type { Database, JobStatus, Logger, Queryable, QueueDefinition, ScheduleDefinition } from "@platform/kernel";
+import type { BackoffOptions, Database, JobStatus, Logger, Queryable, QueueDefinition } from "@platform/kernel";
 import { toJobStatus } from "@platform/kernel";
 import { addDays, localDate, parseZoneOffset, utcDate } from "../domain/activityDay.ts";
 import { resilienceScore } from "../domain/resilienceScore.ts";
 import { historicalBedtimes, SLEEP_SCORE_CONFIG, SleepScoreInputError, sleepScore } from "../domain/sleepScore.ts";
-import { createScoreWorkRepository, type QueuedNight, type ScoredSleepSession } from "../store/scoreWorkRepository.ts";
+import { createInternalScoresRepository, type ScoredSleepSession } from "../store/internalScoresRepository.ts";
+import { lockUserScoresExclusive, queuedScoreNights, type ScoreNightPayload } from "./scoreNights.ts";
+
+export { SCORES_QUEUE } from "./scoreNights.ts";
 
 const DAY_MS = 86_400_000;
 /** Nights after W whose sleep score reads W's bedtime (15 days of history, wake a day after bedtime at most). */
@@ -41,66 +44,51 @@ const SLEEP_DEPENDENTS_DAYS = SLEEP_SCORE_CONFIG.rollingWindowNights + 2;
 const RESILIENCE_BEFORE_DAYS = 1;
 const RESILIENCE_AFTER_DAYS = 8;
 
-/** The queue (and recurring schedule) of the scores passes in `platform.jobs`. */
-export const SCORES_QUEUE = "wearables.scores";
-
 export interface CreateScoresJobParameters {
   db: Database;
   logger: Logger;
-  /** Period of the recurring pass over the queue; default 5 s. */
-  intervalMs?: number;
-  /** A pass longer than this is stopped between nights (and the rest left to the next); default 10 minutes. */
+  /** A night's computation longer than this fails (and is retried); default 2 minutes. */
   timeoutMs?: number;
+  /** Nights computed at once by one worker; default 1. */
+  concurrency?: number;
+  /** Delays between attempts of a failed night (kernel backoff); default the kernel's. */
+  backoff?: BackoffOptions;
   /** Epoch ms of now (resilience is computed up to today); injectable for tests. */
   now?: () => number;
 }
 
-export interface ScoresPass {
-  nights: number;
+export interface NightScored {
   sleepScores: number;
   resilienceScores: number;
-  failed: number;
 }
 
 export interface ScoresJob {
-  /** The handler of `SCORES_QUEUE` for a job worker: one pass per job. */
-  readonly queue: QueueDefinition;
-  /** The recurring schedule of the passes (every `intervalMs`). */
-  readonly schedule: ScheduleDefinition;
+  /** The handler of `SCORES_QUEUE` for a job worker: one night per job. */
+  readonly queue: QueueDefinition<ScoreNightPayload>;
   status(): JobStatus;
-  /**
-   * Drains the queue once (nights that fail are left queued for the next pass); stops between nights once
-   * `signal` is aborted.
-   */
-  runOnce(signal?: AbortSignal): Promise<ScoresPass>;
 }
 
 export function createScoresJob({
   db,
   logger,
-  intervalMs = 5_000,
-  timeoutMs = 600_000,
+  timeoutMs = 120_000,
+  concurrency = 1,
+  backoff,
   now = Date.now,
 }: CreateScoresJobParameters): ScoresJob {
   const log = logger.child({ job: "wearables-scores" });
-  const repo = createScoreWorkRepository();
-  let running: Promise<ScoresPass> | undefined;
-  const totals = { passes: 0, nights: 0, sleepScores: 0, resilienceScores: 0, failed: 0 };
-  let lastPassAt: string | null = null;
+  const repo = createInternalScoresRepository();
+  let running = 0;
+  const totals = { nights: 0, sleepScores: 0, resilienceScores: 0, failed: 0 };
+  let lastNightAt: string | null = null;
   let lastError: unknown = null;
 
-  /** Recomputes what night `w` of `userId` changes; answers how many scores were written. */
-  async function scoreNight(
-    tx: Queryable,
-    w: QueuedNight,
-  ): Promise<{ sleep: number; resilience: number; requeued: boolean; userId: string; night: string }> {
-    const { user_id: userId, night } = w;
-    const queued = await repo.queuedNights(
-      tx,
-      userId,
-      addDays(night, -RESILIENCE_BEFORE_DAYS),
-      addDays(night, SLEEP_DEPENDENTS_DAYS),
+  /** Recomputes what night `night` of `userId` changes; answers how many scores were written. */
+  async function scoreNight(tx: Queryable, { userId, night }: ScoreNightPayload): Promise<NightScored> {
+    const range = Array.from({ length: RESILIENCE_BEFORE_DAYS + SLEEP_DEPENDENTS_DAYS + 1 }, (_, i) =>
+      addDays(night, i - RESILIENCE_BEFORE_DAYS),
     );
+    const queued = await queuedScoreNights(tx, userId, range);
     queued.delete(night);
     const mine = (n: string) => !queued.has(n);
 
@@ -203,69 +191,50 @@ export function createScoresJob({
         resilience += 1;
       }
     }
-    const removed = await repo.finish(tx, w);
-    return { sleep: scored.length, resilience, requeued: !removed, userId, night };
+    return { sleepScores: scored.length, resilienceScores: resilience };
   }
 
-  async function pass(signal: AbortSignal | undefined): Promise<ScoresPass> {
-    const result: ScoresPass = { nights: 0, sleepScores: 0, resilienceScores: 0, failed: 0 };
-    /** Nights not to take again in this pass: failed, or queued again while being scored (next pass). */
-    const skip: string[] = [];
-    while (!signal?.aborted) {
-      let taken: QueuedNight | undefined;
-      try {
-        const done = await db.transaction(async (tx) => {
-          taken = await repo.takeNext(tx, skip);
-          return taken ? await scoreNight(tx, taken) : undefined;
-        });
-        if (!done) break;
-        if (done.requeued) skip.push(`${done.userId}|${done.night}`);
-        result.nights += 1;
-        result.sleepScores += done.sleep;
-        result.resilienceScores += done.resilience;
-      } catch (error) {
-        // Left queued: the next pass tries again. Skipped for the rest of this one.
-        if (!taken) throw error;
-        skip.push(`${taken.user_id}|${taken.night}`);
-        result.failed += 1;
-        lastError = error;
-        log.error({ err: error, userId: taken.user_id, night: taken.night }, "scoring a night failed");
-      }
-    }
-    totals.passes += 1;
-    totals.nights += result.nights;
-    totals.sleepScores += result.sleepScores;
-    totals.resilienceScores += result.resilienceScores;
-    totals.failed += result.failed;
-    lastPassAt = new Date(now()).toISOString();
-    if (result.nights > 0) log.info(result, "internal scores recomputed");
-    return result;
-  }
-
-  /** One pass at a time in this process: a second caller shares the pass in progress. */
-  const runOnce = (signal?: AbortSignal): Promise<ScoresPass> => {
-    if (!running) {
-      running = pass(signal).finally(() => {
-        running = undefined;
-      });
-    }
-    return running;
-  };
+  const isNight = (p: Partial<ScoreNightPayload>): p is ScoreNightPayload =>
+    typeof p.userId === "string" && typeof p.night === "string" && /^\d{4}-\d{2}-\d{2}$/.test(p.night);
 
   return {
     queue: {
       timeoutMs,
+      concurrency,
+      backoff,
       handler: async (job) => {
+        const payload = job.payload as Partial<ScoreNightPayload>;
+        if (!isNight(payload)) {
+          // An occurrence of the recurring pass of earlier versions: nothing to compute.
+          log.warn({ job: job.id, payload }, "scores job without a night: ignored");
+          return;
+        }
+        if (job.signal.aborted) throw job.signal.reason;
+        running += 1;
         try {
-          await runOnce(job.signal);
+          const done = await db.transaction(async (tx) => {
+            await lockUserScoresExclusive(tx, payload.userId);
+            // The user may be gone (its data went with it): nothing to compute.
+            const [user] = await tx.query("SELECT 1 FROM wearables.users WHERE id = $1", [payload.userId]);
+            const result = user ? await scoreNight(tx, payload) : { sleepScores: 0, resilienceScores: 0 };
+            await job.complete(tx);
+            return result;
+          });
+          totals.nights += 1;
+          totals.sleepScores += done.sleepScores;
+          totals.resilienceScores += done.resilienceScores;
+          lastNightAt = new Date(now()).toISOString();
+          log.debug({ ...payload, ...done }, "internal scores recomputed");
         } catch (error) {
+          totals.failed += 1;
           lastError = error;
+          log.warn({ err: error, ...payload, attempt: job.attempt }, "scoring a night failed");
           throw error;
+        } finally {
+          running -= 1;
         }
       },
     },
-    schedule: { name: SCORES_QUEUE, queue: SCORES_QUEUE, everyMs: intervalMs },
-    status: () => toJobStatus({ ...totals, running: running !== undefined, lastPassAt, lastError }),
-    runOnce,
+    status: () => toJobStatus({ ...totals, running, lastNightAt, lastError }),
   };
 }

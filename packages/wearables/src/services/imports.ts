@@ -1,17 +1,21 @@
 /**
- * File imports: what the import routes and the CLI ask for. An upload is streamed to
- * `<dir>/<task_id>` (never held in memory) with a size limit, its kind is told from its first bytes (a zip or
- * XML for Apple Health), and a queued job is created for the runner, which is woken at once. Progress is read
- * back from the job row.
+ * File imports: what the import routes and the CLI ask for. An upload is streamed to a temporary file (never
+ * held in memory) with a size limit and its kind told from its first bytes (a zip or XML for Apple Health);
+ * then ONE transaction creates the import's record, stores the file in the database (`wearables.import_files`,
+ * so that a worker on any instance reads it) and enqueues the kernel job that imports it. Progress is read back
+ * from the import's record.
  */
 import { randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, open, stat, unlink } from "node:fs/promises";
+import { mkdtemp, open, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { extname, join, resolve } from "node:path";
 import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import type { Database } from "@platform/kernel";
 import { UserNotFoundError } from "../domain/userErrors.ts";
-import type { ImportJobRow, ImportJobsRepository, ImportKind } from "../store/importJobsRepository.ts";
+import { enqueueImport } from "../imports/importJobs.ts";
+import type { ImportJobRow, ImportJobsRepository, ImportKind, NewImportJob } from "../store/importJobsRepository.ts";
 
 /** No import job with this id for this user. */
 export class ImportJobNotFoundError extends Error {
@@ -35,13 +39,12 @@ export class ImportUploadError extends Error {
 export type UploadKind = "apple" | "fit" | "gpx" | "tcx";
 
 export interface CreateImportsServiceParameters {
+  db: Database;
   repository: ImportJobsRepository;
-  /** Uploads folder (`<DATA_DIR>/wearables/imports`). */
-  dir: string;
+  /** Where an upload is spooled before it is stored in the database (default the OS's temporary folder). */
+  tmpDir?: string;
   /** Largest accepted upload (default 5 GiB, the anchor's raised limit). */
   maxUploadBytes?: number;
-  /** Called after a job is queued (the runner's `wake`). */
-  onQueued?: () => void;
 }
 
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
@@ -53,14 +56,23 @@ export function jobKindOf(kind: UploadKind, head: Uint8Array): ImportKind {
 }
 
 export function createImportsService({
+  db,
   repository,
-  dir,
+  tmpDir = tmpdir(),
   maxUploadBytes = 5 * 1024 ** 3,
-  onQueued,
 }: CreateImportsServiceParameters) {
   const requireUser = async (userId: string) => {
     if (!(await repository.userExists(userId))) throw new UserNotFoundError(userId);
   };
+
+  /** One transaction: the import's record, its file (read from `path`) and its kernel job. */
+  const queueImport = (job: Omit<NewImportJob, "id">, path: string) =>
+    db.transaction(async (tx) => {
+      const created = await repository.create(tx, { id: randomUUID(), ...job });
+      await repository.storeFile(tx, created.id, path);
+      await enqueueImport(tx, created.id);
+      return created;
+    });
 
   return {
     maxUploadBytes,
@@ -71,9 +83,8 @@ export function createImportsService({
      */
     async upload(userId: string, kind: UploadKind, fileName: string | null, file: Readable): Promise<ImportJobRow> {
       await requireUser(userId);
-      await mkdir(dir, { recursive: true });
-      const id = randomUUID();
-      const path = join(dir, id);
+      const folder = await mkdtemp(join(tmpDir, "wearables-upload-"));
+      const path = join(folder, "upload");
       let bytes = 0;
       const head: number[] = [];
       const counter = new Transform({
@@ -92,29 +103,16 @@ export function createImportsService({
           throw new ImportUploadError(`The file is larger than ${maxUploadBytes} bytes`, 413);
         }
         if (bytes === 0) throw new ImportUploadError("The uploaded file is empty");
-      } catch (error) {
-        await unlink(path).catch(() => undefined);
-        throw error;
+        const jobKind = jobKindOf(kind, Uint8Array.from(head));
+        return await queueImport({ userId, kind: jobKind, fileName, fileBytes: bytes }, path);
+      } finally {
+        await rm(folder, { recursive: true, force: true });
       }
-      const job = await repository
-        .create({
-          id,
-          userId,
-          kind: jobKindOf(kind, Uint8Array.from(head)),
-          filePath: path,
-          fileName,
-          fileBytes: bytes,
-        })
-        .catch(async (error) => {
-          await unlink(path).catch(() => undefined);
-          throw error;
-        });
-      onQueued?.();
-      return job;
     },
 
     /**
-     * Queues the import of a file already on this machine (the CLI): the job reads it where it is and leaves it.
+     * Queues the import of a file on this machine (the CLI): it is stored like an upload (any worker may run
+     * the job) and left where it is.
      * @throws {UserNotFoundError} {ImportUploadError}
      */
     async importPath(userId: string, path: string, kind?: UploadKind): Promise<ImportJobRow> {
@@ -131,16 +129,8 @@ export function createImportsService({
       } finally {
         await handle.close();
       }
-      const job = await repository.create({
-        id: randomUUID(),
-        userId,
-        kind: jobKindOf(uploadKind, head),
-        filePath: absolute,
-        fileName: absolute.split(/[\\/]/).pop() ?? null,
-        fileBytes: info.size,
-      });
-      onQueued?.();
-      return job;
+      const fileName = absolute.split(/[\\/]/).pop() ?? null;
+      return queueImport({ userId, kind: jobKindOf(uploadKind, head), fileName, fileBytes: info.size }, absolute);
     },
 
     /** @throws {ImportJobNotFoundError} */

@@ -5,8 +5,9 @@
  * average heart rate gets the average of its data source's heart-rate samples in its window (a LATERAL read
  * of the samples key, only for the rows of the page that need it).
  */
-import type { Queryable } from "@platform/kernel";
+import type { Database } from "@platform/kernel";
 import type { CursorDirection } from "../domain/cursors.ts";
+import { enqueueScoreNights, lockUserScoresShared } from "../jobs/scoreNights.ts";
 
 export interface EventPosition {
   at: string;
@@ -138,7 +139,7 @@ export function sleepSql(q: EventQuery & { byPriority: boolean }) {
   };
 }
 
-export function createEventsRepository(db: Queryable) {
+export function createEventsRepository(db: Database) {
   async function count(category: "workout" | "sleep", q: EventQuery, extra: string, extraValues: unknown[]) {
     const [row] = await db.query<{ n: string | number }>(
       `SELECT count(*) AS n FROM wearables.events e
@@ -172,23 +173,26 @@ export function createEventsRepository(db: Queryable) {
 
     /**
      * Deletes the user's event of that category; false when the user has none with that id. Deleting a sleep
-     * session queues its night (local wake-up date) for the scores job in the same statement: its internal
-     * sleep score goes with it (foreign key) and the night's resilience must be computed again.
+     * session enqueues its night (local wake-up date) for the scores job in the same transaction: its internal
+     * sleep score goes with it (foreign key) and the night's resilience must be computed again. The scores
+     * lock is taken before the row is deleted (see jobs/scoreNights.ts: a job holding it may reference the row).
      */
     async delete(userId: string, eventId: string, category: "workout" | "sleep"): Promise<boolean> {
-      const [row] = await db.query<{ n: number }>(
-        `WITH gone AS (
-           DELETE FROM wearables.events WHERE id = $1 AND user_id = $2 AND category = $3
-           RETURNING user_id, category, end_datetime, zone_offset),
-         queued AS (
-           INSERT INTO wearables.score_work (user_id, night)
-           SELECT user_id, (end_datetime + coalesce(zone_offset, '+00:00')::interval)::date FROM gone
-           WHERE category = 'sleep'
-           ON CONFLICT (user_id, night) DO UPDATE SET queued_at = now())
-         SELECT count(*)::int AS n FROM gone`,
-        [eventId, userId, category],
-      );
-      return (row?.n ?? 0) > 0;
+      return db.transaction(async (tx) => {
+        if (category === "sleep") await lockUserScoresShared(tx, userId);
+        const gone = await tx.query<{ night: string }>(
+          `DELETE FROM wearables.events WHERE id = $1 AND user_id = $2 AND category = $3
+           RETURNING ((end_datetime + coalesce(zone_offset, '+00:00')::interval)::date)::text AS night`,
+          [eventId, userId, category],
+        );
+        if (category === "sleep")
+          await enqueueScoreNights(
+            tx,
+            userId,
+            gone.map((r) => r.night),
+          );
+        return gone.length > 0;
+      });
     },
   };
 }

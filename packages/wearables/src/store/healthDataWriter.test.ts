@@ -144,15 +144,19 @@ describe("health data writer", () => {
     });
   });
 
-  it("queues a night's score work once", async () => {
+  it("enqueues a night's scores job once (kernel queue wearables.scores, one job per user and night)", async () => {
     await database.db.transaction((tx) =>
       writer.queueScoreWork(tx, userId, ["2026-06-01", "2026-06-01", "2026-06-02"]),
     );
     await database.db.transaction((tx) => writer.queueScoreWork(tx, userId, ["2026-06-02"]));
-    const rows = await database.db.query<{ night: string }>(
-      "SELECT night::text FROM wearables.score_work WHERE user_id = $1 ORDER BY night",
+    const rows = await database.db.query<{ night: string; singleton_key: string }>(
+      `SELECT payload->>'night' AS night, singleton_key FROM platform.jobs
+       WHERE queue = 'wearables.scores' AND payload->>'userId' = $1 ORDER BY 1`,
       [userId],
     );
-    expect(rows.map((r) => r.night)).toEqual(["2026-06-01", "2026-06-02"]);
+    expect(rows).toEqual([
+      { night: "2026-06-01", singleton_key: `${userId}:2026-06-01` },
+      { night: "2026-06-02", singleton_key: `${userId}:2026-06-02` },
+    ]);
   });
 });

@@ -8,9 +8,11 @@
  *   replaces the value (the anchor's upsert), so a resumed import never duplicates a sample. Duplicates inside
  *   one batch keep the last one (PostgreSQL refuses to update a row twice in one statement).
  * - Events are deduplicated by (data source, start, end); their details are replaced.
- * - Nights whose internal scores change are queued in `score_work` in the same transaction.
+ * - Nights whose internal scores change are enqueued as kernel jobs (queue `wearables.scores`, one per user and
+ *   night: jobs/scoreNights.ts) in the same transaction.
  */
 import { createCopyLines, type Queryable } from "@platform/kernel";
+import { enqueueScoreNights } from "../jobs/scoreNights.ts";
 
 /** Who recorded the data: one data source per distinct identity of a user. */
 export interface DataSourceIdentity {
@@ -226,15 +228,12 @@ export function createHealthDataWriter() {
       return id;
     },
 
-    /** Queues the nights (local wake-up dates, "YYYY-MM-DD") whose internal scores must be computed again. */
+    /**
+     * Enqueues the scores jobs of the nights (local wake-up dates, "YYYY-MM-DD") whose internal scores must be
+     * computed again, in `tx` (see jobs/scoreNights.ts).
+     */
     async queueScoreWork(tx: Queryable, userId: string, nights: Iterable<string>): Promise<void> {
-      const list = [...new Set(nights)];
-      if (list.length === 0) return;
-      await tx.query(
-        `INSERT INTO wearables.score_work (user_id, night) SELECT $1, unnest($2::date[])
-         ON CONFLICT (user_id, night) DO UPDATE SET queued_at = now()`,
-        [userId, list],
-      );
+      await enqueueScoreNights(tx, userId, nights);
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * SQL for `wearables.import_jobs` (and the personal record an Apple export carries). A job is claimed with a
- * lease (`FOR UPDATE SKIP LOCKED`, so two runners never take the same one; an expired lease is a dead
- * runner's job and is taken over); every chunk's progress and checkpoint are written in the chunk's own
- * transaction, and only while the lease is still ours.
+ * SQL for `wearables.import_jobs` (an import's user-facing record: state, progress, checkpoint, errors), the
+ * uploaded file's bytes (`wearables.import_files`) and the personal record an Apple export carries. Who runs
+ * an import is the kernel's business (a job of queue `wearables.import`, imports/importJobs.ts); every chunk's
+ * progress and checkpoint are written in the chunk's own transaction, which also asserts that job's claim.
  */
+import { once } from "node:events";
+import { createReadStream, createWriteStream } from "node:fs";
 import type { Queryable } from "@platform/kernel";
 
 export const IMPORT_KINDS = ["apple_xml", "apple_zip", "fit", "gpx", "tcx"] as const;
@@ -21,7 +23,8 @@ export interface ImportJobRow {
   user_id: string;
   kind: ImportKind;
   state: ImportState;
-  file_path: string;
+  /** Only for imports queued before the upload was kept in the database: a file on the receiving instance. */
+  file_path: string | null;
   file_name: string | null;
   file_bytes: number;
   bytes_read: number;
@@ -30,8 +33,6 @@ export interface ImportJobRow {
   events_written: number;
   checkpoint: Record<string, unknown> | null;
   errors: ImportError[];
-  lease_holder: string | null;
-  lease_expires_at: Date | null;
   created_at: Date;
   started_at: Date | null;
   finished_at: Date | null;
@@ -42,7 +43,6 @@ export interface NewImportJob {
   id: string;
   userId: string;
   kind: ImportKind;
-  filePath: string;
   fileName: string | null;
   fileBytes: number;
 }
@@ -56,16 +56,11 @@ export interface ChunkProgress {
   checkpoint: Record<string, unknown>;
 }
 
-/** The runner no longer holds the job's lease (it expired and another runner took the job). */
-export class LeaseLostError extends Error {
-  override name = "LeaseLostError" as const;
-  constructor(readonly jobId: string) {
-    super(`import job ${jobId}: lease lost`);
-  }
-}
+/** Size of the parts an upload is stored in. */
+export const FILE_PART_BYTES = 1024 * 1024;
 
 const COLUMNS = `id, user_id, kind, state, file_path, file_name, file_bytes, bytes_read, items_processed, samples_written,
-  events_written, checkpoint, errors, lease_holder, lease_expires_at, created_at, started_at, finished_at, updated_at`;
+  events_written, checkpoint, errors, created_at, started_at, finished_at, updated_at`;
 
 type RawRow = Omit<
   ImportJobRow,
@@ -84,14 +79,60 @@ const toRow = (r: RawRow): ImportJobRow => ({
 
 export function createImportJobsRepository(db: Queryable) {
   return {
-    async create(job: NewImportJob): Promise<ImportJobRow> {
-      const [row] = await db.query<RawRow>(
-        `INSERT INTO wearables.import_jobs (id, user_id, kind, file_path, file_name, file_bytes)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-        [job.id, job.userId, job.kind, job.filePath, job.fileName, job.fileBytes],
+    /** In `tx`: the import's record, queued. */
+    async create(tx: Queryable, job: NewImportJob): Promise<ImportJobRow> {
+      const [row] = await tx.query<RawRow>(
+        `INSERT INTO wearables.import_jobs (id, user_id, kind, file_name, file_bytes)
+         VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+        [job.id, job.userId, job.kind, job.fileName, job.fileBytes],
       );
       if (!row) throw new Error("import job insert returned nothing");
       return toRow(row);
+    },
+
+    /** In `tx`: stores the file at `path` as the import's upload, in parts; answers its size. */
+    async storeFile(tx: Queryable, id: string, path: string): Promise<number> {
+      let part = 0;
+      let bytes = 0;
+      for await (const chunk of createReadStream(path, { highWaterMark: FILE_PART_BYTES })) {
+        const data = chunk as Buffer;
+        await tx.query("INSERT INTO wearables.import_files (import_id, part, data) VALUES ($1, $2, $3)", [
+          id,
+          part++,
+          data,
+        ]);
+        bytes += data.length;
+      }
+      return bytes;
+    },
+
+    /** Whether the import's upload is stored (false for imports queued before it was). */
+    async hasFile(id: string): Promise<boolean> {
+      const rows = await db.query("SELECT 1 FROM wearables.import_files WHERE import_id = $1 LIMIT 1", [id]);
+      return rows.length > 0;
+    },
+
+    /** Writes the import's stored upload to `path`, part by part (never the whole file in memory). */
+    async copyFileTo(id: string, path: string): Promise<void> {
+      const out = createWriteStream(path);
+      try {
+        for (let part = 0; ; part++) {
+          const [row] = await db.query<{ data: Buffer }>(
+            "SELECT data FROM wearables.import_files WHERE import_id = $1 AND part = $2",
+            [id, part],
+          );
+          if (!row) break;
+          if (!out.write(row.data)) await once(out, "drain");
+        }
+      } finally {
+        out.end();
+        await once(out, "close");
+      }
+    },
+
+    /** In `tx`: the upload is no longer needed (its import ended). */
+    async deleteFile(tx: Queryable, id: string): Promise<void> {
+      await tx.query("DELETE FROM wearables.import_files WHERE import_id = $1", [id]);
     },
 
     async get(id: string): Promise<ImportJobRow | undefined> {
@@ -104,77 +145,49 @@ export function createImportJobsRepository(db: Queryable) {
       return rows.length > 0;
     },
 
-    /** Takes the oldest queued job, or one whose lease expired, for `holder` until `leaseMs` from now. */
-    async claim(holder: string, leaseMs: number): Promise<ImportJobRow | undefined> {
+    /**
+     * A run of the import begins (or resumes): `processing`. Answers the record, undefined when it ended. A
+     * failed import whose upload is still stored (it failed on the kernel's last attempt, not for its file)
+     * resumes too: its dead job was retried.
+     */
+    async start(id: string): Promise<ImportJobRow | undefined> {
       const [row] = await db.query<RawRow>(
-        `UPDATE wearables.import_jobs SET state = 'processing', lease_holder = $1,
-           lease_expires_at = now() + $2 * interval '1 millisecond', started_at = coalesce(started_at, now()),
-           updated_at = now()
-         WHERE id = (
-           SELECT id FROM wearables.import_jobs
-           WHERE state = 'queued' OR (state = 'processing' AND (lease_expires_at IS NULL OR lease_expires_at < now()))
-           ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+        `UPDATE wearables.import_jobs i SET state = 'processing', started_at = coalesce(started_at, now()),
+           finished_at = NULL, updated_at = now()
+         WHERE id = $1 AND (state IN ('queued', 'processing')
+           OR (state = 'failed' AND EXISTS (SELECT 1 FROM wearables.import_files f WHERE f.import_id = i.id)))
          RETURNING ${COLUMNS}`,
-        [holder, leaseMs],
+        [id],
       );
       return row && toRow(row);
     },
 
-    /** Extends the lease; false when it is no longer ours. */
-    async renewLease(id: string, holder: string, leaseMs: number): Promise<boolean> {
-      const rows = await db.query(
-        `UPDATE wearables.import_jobs SET lease_expires_at = now() + $3 * interval '1 millisecond'
-         WHERE id = $1 AND lease_holder = $2 AND state = 'processing' RETURNING 1`,
-        [id, holder, leaseMs],
-      );
-      return rows.length > 0;
-    },
-
-    /** In the chunk's transaction: moves progress and checkpoint; throws LeaseLostError (rolling it back). */
-    async commitChunk(tx: Queryable, id: string, holder: string, p: ChunkProgress, leaseMs: number): Promise<void> {
+    /** In the chunk's transaction: moves progress and checkpoint. */
+    async commitChunk(tx: Queryable, id: string, p: ChunkProgress): Promise<void> {
       const rows = await tx.query(
-        `UPDATE wearables.import_jobs SET bytes_read = $3, items_processed = $4,
-           samples_written = samples_written + $5, events_written = events_written + $6, checkpoint = $7::jsonb,
-           lease_expires_at = now() + $8 * interval '1 millisecond', updated_at = now()
-         WHERE id = $1 AND lease_holder = $2 AND state = 'processing' RETURNING 1`,
-        [
-          id,
-          holder,
-          p.bytesRead,
-          p.itemsProcessed,
-          p.samplesAdded,
-          p.eventsAdded,
-          JSON.stringify(p.checkpoint),
-          leaseMs,
-        ],
+        `UPDATE wearables.import_jobs SET bytes_read = $2, items_processed = $3,
+           samples_written = samples_written + $4, events_written = events_written + $5, checkpoint = $6::jsonb,
+           updated_at = now()
+         WHERE id = $1 AND state = 'processing' RETURNING 1`,
+        [id, p.bytesRead, p.itemsProcessed, p.samplesAdded, p.eventsAdded, JSON.stringify(p.checkpoint)],
       );
-      if (rows.length === 0) throw new LeaseLostError(id);
+      if (rows.length === 0) throw new Error(`import ${id} is no longer in progress`);
     },
 
-    async complete(id: string, holder: string, bytesRead: number): Promise<void> {
-      await db.query(
-        `UPDATE wearables.import_jobs SET state = 'completed', bytes_read = $3, lease_holder = NULL,
-           lease_expires_at = NULL, finished_at = now(), updated_at = now()
-         WHERE id = $1 AND lease_holder = $2`,
-        [id, holder, bytesRead],
+    async complete(tx: Queryable, id: string, bytesRead: number): Promise<void> {
+      await tx.query(
+        `UPDATE wearables.import_jobs SET state = 'completed', bytes_read = $2, finished_at = now(), updated_at = now()
+         WHERE id = $1`,
+        [id, bytesRead],
       );
     },
 
-    async fail(id: string, holder: string, message: string): Promise<void> {
-      await db.query(
-        `UPDATE wearables.import_jobs SET state = 'failed', errors = errors || $3::jsonb, lease_holder = NULL,
-           lease_expires_at = NULL, finished_at = now(), updated_at = now()
-         WHERE id = $1 AND lease_holder = $2`,
-        [id, holder, JSON.stringify([{ message, at: new Date().toISOString() } satisfies ImportError])],
-      );
-    },
-
-    /** Hands the job back (a stopping runner): another runner may take it at once and resume it. */
-    async release(id: string, holder: string): Promise<void> {
-      await db.query(
-        `UPDATE wearables.import_jobs SET lease_expires_at = now(), updated_at = now()
-         WHERE id = $1 AND lease_holder = $2 AND state = 'processing'`,
-        [id, holder],
+    async fail(tx: Queryable, id: string, message: string): Promise<void> {
+      await tx.query(
+        `UPDATE wearables.import_jobs SET state = 'failed', errors = errors || $2::jsonb, finished_at = now(),
+           updated_at = now()
+         WHERE id = $1`,
+        [id, JSON.stringify([{ message, at: new Date().toISOString() } satisfies ImportError])],
       );
     },
 

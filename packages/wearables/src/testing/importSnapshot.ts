@@ -20,6 +20,10 @@ export async function importSnapshot(db: Queryable) {
      FROM wearables.data_sources ORDER BY 2 NULLS FIRST, 6 NULLS FIRST`,
   );
   const personal = await db.query("SELECT birth_date, sex FROM wearables.personal_records");
-  const nights = await db.query("SELECT night FROM wearables.score_work ORDER BY night");
+  // The nights whose scores jobs wait (kernel queue `wearables.scores`).
+  const nights = await db.query(
+    `SELECT (payload->>'night')::date AS night FROM platform.jobs
+     WHERE queue = 'wearables.scores' AND state IN ('queued', 'active') ORDER BY 1`,
+  );
   return { samples, events, sources, personal, nights };
 }

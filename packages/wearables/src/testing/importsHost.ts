@@ -1,14 +1,12 @@
 /**
- * The wearables service with its import routes and import runner, for the import tests (`startTestService`):
- * the routes and API key check as `src/index.ts` serves them, the uploads in a temporary folder, the runner
- * polling every 50 ms. Once index.ts wires the imports module in, `wearablesService` itself serves the same.
+ * The wearables service with its import routes and import jobs, for the import tests (`startTestService`):
+ * the routes and API key check as `src/index.ts` serves them, with a small upload limit and small chunks; its
+ * `startJobs` runs a kernel job worker of the import queue (polling every 100 ms besides the notifications).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import {
   createFailedCredentials,
   createHttpServer,
+  createJobWorker,
   createMemoryRateCounter,
   failureLimitOf,
   type ServiceDefinition,
@@ -18,13 +16,12 @@ import { apiKeySecuritySchemes, createApiKeyAuth } from "../http/apiKeyAuth.ts";
 import { formatError } from "../http/errorFormat.ts";
 import { importsTag } from "../http/openapiTags.ts";
 import { openWearablesRequestBodies } from "../http/requestBodies.ts";
+import { IMPORT_QUEUE } from "../imports/importJobs.ts";
 import { createImportsModule, type ImportsModule } from "../imports/importsModule.ts";
 import { BASE_PATH, wearablesService } from "../index.ts";
 
 export interface ImportsTestInstance extends ServiceInstance {
   imports: ImportsModule;
-  /** The uploads folder. */
-  dir: string;
 }
 
 /** `maxUploadBytes` small enough for a test to exceed it. */
@@ -32,11 +29,9 @@ export function importsTestService(maxUploadBytes = 4 * 1024 * 1024): ServiceDef
   return {
     ...wearablesService,
     async create({ config, db, logger, apiKeys }) {
-      const dir = mkdtempSync(join(tmpdir(), "wearables-uploads-"));
-      const imports = createImportsModule({ db, logger, dir, maxUploadBytes, pollMs: 50, chunkItems: 100 });
+      const imports = createImportsModule({ db, logger, maxUploadBytes, chunkItems: 100 });
       return {
         imports,
-        dir,
         async createServer() {
           const app = await createHttpServer({
             logger,
@@ -70,12 +65,14 @@ export function importsTestService(maxUploadBytes = 4 * 1024 * 1024): ServiceDef
           return app;
         },
         async startJobs() {
-          imports.runner.start();
-          return { stop: () => imports.runner.stop(), status: () => imports.runner.status() };
-        },
-        async close() {
-          await imports.runner.stop();
-          rmSync(dir, { recursive: true, force: true });
+          const worker = createJobWorker({
+            db,
+            logger,
+            pollIntervalMs: 100,
+            queues: { [IMPORT_QUEUE]: imports.queue },
+          });
+          await worker.start();
+          return { stop: () => worker.stop(), status: () => worker.status() };
         },
       };
     },

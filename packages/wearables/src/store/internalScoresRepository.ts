@@ -1,20 +1,13 @@
 /**
- * SQL of the internal scores job (jobs/scoresJob.ts): the `score_work` queue, what the sleep and resilience
- * scores read, and the upserts of `health_scores` rows of provider `internal`. Every function takes the
- * transaction it runs in: a night's scores and the removal of its queue row commit together.
+ * SQL of the internal scores job (jobs/scoresJob.ts): what the sleep and resilience scores read, and the
+ * upserts of `health_scores` rows of provider `internal`. Every function takes the transaction it runs in: a
+ * night's scores and the completion of its kernel job commit together.
  */
 import type { Queryable } from "@platform/kernel";
 import type { NightlyHrv } from "../domain/resilienceScore.ts";
 import { seriesId } from "./summariesRepository.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-export interface QueuedNight {
-  user_id: string;
-  night: string;
-  /** As PostgreSQL's text (microseconds: a JavaScript Date would lose them and never match again). */
-  queued_at: string;
-}
 
 export interface ScoredSleepSession {
   id: string;
@@ -52,39 +45,10 @@ const ASLEEP_WINDOWS = `
   WHERE e.user_id = $1 AND e.category = 'sleep' AND e.end_datetime >= $2 AND e.start_datetime < $3
     AND (st IS NULL OR st->>'stage' IN ('sleeping', 'light', 'deep', 'rem'))`;
 
-export function createScoreWorkRepository() {
+export function createInternalScoresRepository() {
   const rmssdId = seriesId("heart_rate_variability_rmssd");
   const hrId = seriesId("heart_rate");
   return {
-    /** The next queued night not in `skip` ("user|night"), locked for this transaction; undefined when none. */
-    async takeNext(tx: Queryable, skip: readonly string[]): Promise<QueuedNight | undefined> {
-      const [row] = await tx.query<QueuedNight>(
-        `SELECT user_id, night::text AS night, queued_at::text AS queued_at FROM wearables.score_work
-         WHERE NOT ((user_id::text || '|' || night::text) = ANY($1::text[]))
-         ORDER BY night, user_id LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [skip],
-      );
-      return row;
-    },
-
-    /** Removes the queue row unless it was queued again meanwhile (then it stays, to be redone): true if removed. */
-    async finish(tx: Queryable, night: QueuedNight): Promise<boolean> {
-      const rows = await tx.query(
-        "DELETE FROM wearables.score_work WHERE user_id = $1 AND night = $2 AND queued_at = $3::timestamptz RETURNING 1",
-        [night.user_id, night.night, night.queued_at],
-      );
-      return rows.length > 0;
-    },
-
-    /** The user's queued nights in [from, to] (dates). */
-    async queuedNights(tx: Queryable, userId: string, from: string, to: string): Promise<Set<string>> {
-      const rows = await tx.query<{ night: string }>(
-        "SELECT night::text AS night FROM wearables.score_work WHERE user_id = $1 AND night >= $2 AND night <= $3",
-        [userId, from, to],
-      );
-      return new Set(rows.map((r) => r.night));
-    },
-
     /** Sleep sessions of the user starting in [start, end). */
     async sleepSessions(tx: Queryable, userId: string, start: number, end: number): Promise<ScoredSleepSession[]> {
       const rows = await tx.query<{
@@ -210,13 +174,7 @@ export function createScoreWorkRepository() {
         [userId, iso(recordedAt)],
       );
     },
-
-    /** How many nights wait (for `status`). */
-    async pending(db: Queryable): Promise<number> {
-      const [row] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.score_work");
-      return row?.n ?? 0;
-    },
   };
 }
 
-export type ScoreWorkRepository = ReturnType<typeof createScoreWorkRepository>;
+export type InternalScoresRepository = ReturnType<typeof createInternalScoresRepository>;
