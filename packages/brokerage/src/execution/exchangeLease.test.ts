@@ -7,7 +7,7 @@
  *   lease again once it is free.
  */
 import type { Database, Queryable } from "@platform/kernel";
-import { createLogger, LeaseLostError } from "@platform/kernel";
+import { createLeases, createLogger, LeaseLostError } from "@platform/kernel";
 import type { TestDatabase } from "@platform/kernel/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDefaultAssetUniverse } from "../market/assetListings.ts";
@@ -156,7 +156,6 @@ describe("two writers on one database", () => {
   }, 60_000);
 
   it("refuses a write that asserts a lease taken over (the fencing token)", async () => {
-    const { createLeases } = await import("@platform/kernel");
     const leases = createLeases({ db: database.db });
     const old = await leases.acquire({ name: EXCHANGE_WRITER_LEASE, holder: "old", ttlMs: 1 });
     await waitFor("the old lease to expire", async () => !(await leaseRow(database.db))?.held);
