@@ -15,6 +15,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import {
   createFailedCredentials,
   createHttpServer,
+  createJobWorker,
   createRateCounter,
   type DemoCredentials,
   type ErrorFormatter,
@@ -47,7 +48,7 @@ import { FAKEPACA_LISTING } from "./market/testFeed.ts";
 import { createOperatorCommands } from "./operators.ts";
 import { createMarketRecorder } from "./recording/marketRecorder.ts";
 import { createDataStreamSlots, type DataStreamSlots } from "./services/dataStreamSlots.ts";
-import { createEquitySnapshotRecorder } from "./services/equitySnapshots.ts";
+import { createEquitySnapshotRecorder, EQUITY_SNAPSHOTS_QUEUE } from "./services/equitySnapshots.ts";
 import { type BrokerageServices, createBrokerageServices } from "./services/index.ts";
 import { createMarketFeedHub, type MarketFeedHub } from "./stream/marketFeedHub.ts";
 import { createTradeUpdatesHub, type TradeUpdatesHub } from "./stream/tradeUpdatesHub.ts";
@@ -299,7 +300,12 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
         ],
       };
     },
-    /** The exchange writer: runs wherever it holds the lease (one instance of a deployment at a time). */
+    /**
+     * The background work, on the kernel's job and lease layer (several workers may share one database): the
+     * exchange writer and the market data recorder run where their lease is held (`brokerage.exchange-writer`,
+     * `brokerage.market-recorder`), the equity snapshots are a recurring job (`brokerage.equity-snapshots`,
+     * one occurrence per minute across the workers).
+     */
     async startJobs() {
       writer = createExchangeWriter({
         db,
@@ -312,13 +318,19 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       });
       writer.start();
       const started = writer;
-      const recorder = createEquitySnapshotRecorder({
+      const snapshots = createEquitySnapshotRecorder({
         db,
         market: services.market,
         intervalMs: 60_000,
         logger: log.child({ job: "equitySnapshots" }),
       });
-      recorder.start();
+      const worker = createJobWorker({
+        db,
+        logger: log,
+        queues: { [EQUITY_SNAPSHOTS_QUEUE]: snapshots.queue },
+        schedules: [snapshots.schedule],
+      });
+      await worker.start();
       const marketData = createMarketRecorder({
         db,
         seed: config.brokerageMarketSeed,
@@ -332,9 +344,13 @@ export async function createBrokerage(context: PlatformContext): Promise<Brokera
       marketData.start();
       return {
         stop: async () => {
-          await Promise.all([started.stop(), recorder.stop(), marketData.stop()]);
+          await Promise.all([started.stop(), worker.stop(), marketData.stop()]);
         },
-        status: () => ({ equitySnapshots: recorder.status(), marketData: marketData.status() }),
+        status: () => ({
+          exchange: started.status(),
+          equitySnapshots: snapshots.status(),
+          marketData: marketData.status(),
+        }),
       };
     },
     close: async () => {

@@ -12,7 +12,8 @@
  *
  * The database outlives the killed process: a PGlite folder, used by one process at a time (the test
  * between the children), or PostgreSQL when TEST_DATABASE_URL is set (createKillTestDatabase). The killed writer never releases
- * its lease (10 s): the test expires it, as time would, before the next writer starts.
+ * its lease (`brokerage.exchange-writer` in platform.leases, 10 s): the test expires it, as time would, before the
+ * next writer starts.
  * KILL_TEST_SEED replays the kill points and the order flow of a failed run (prices follow the clock).
  */
 import { type ReplayableRandom, replayableRandom } from "@platform/chains/testing";
@@ -28,7 +29,7 @@ import { brokerageMigrations } from "../testing/brokerageDatabase.ts";
 import { ledgerViolations } from "../testing/ledgerInvariants.ts";
 import { seededRandom } from "../testing/randomOrderFlow.ts";
 import { type FlowAccount, runOrderFlow } from "../testing/writerOrderFlow.ts";
-import { createExchangeWriter } from "./exchangeWriter.ts";
+import { createExchangeWriter, EXCHANGE_WRITER_LEASE } from "./exchangeWriter.ts";
 import type { ExchangeChildConfig } from "./killChild.ts";
 
 const ROUNDS = 10;
@@ -124,7 +125,8 @@ const ordersOver = (db: Database) =>
   });
 
 /** The killed writer's lease is left to expire (10 s); we let it expire now: its holder is dead. */
-const expireLease = (db: Database) => db.query("DELETE FROM brokerage.exchange_leases WHERE name = 'exchange'");
+const expireLease = (db: Database) =>
+  db.query("UPDATE platform.leases SET expires_at = clock_timestamp() WHERE name = $1", [EXCHANGE_WRITER_LEASE]);
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const until = Date.now() + timeoutMs;

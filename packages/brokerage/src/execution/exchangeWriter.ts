@@ -1,15 +1,29 @@
 /**
- * The exchange writer: the one process (chosen by a lease, as crosschain's relayer) that executes orders.
- * It takes the commands placements queue (`brokerage.order_commands`: submit, cancel, replace) in order,
- * and on every market tick (1 s) requotes the live books, simulates paper fills, triggers stops and trailing
- * stops, releases orders waiting for the session and expires `day` orders. Each command or tick is one
- * transaction (ledger.ts) that also marks the command done: killed at any instant, the writer redoes exactly
- * what did not commit. On taking the lease (or after a failed write) it rebuilds its state from the
- * database: open orders, the books' resting orders and sequences.
+ * The exchange writer: the one process (chosen by the kernel lease `brokerage.exchange-writer`, see
+ * `runWhileLeased`) that executes orders. It takes the commands placements queue (`brokerage.order_commands`:
+ * submit, cancel, replace) in order, and on every market tick (1 s) requotes the live books, simulates paper
+ * fills, triggers stops and trailing stops, releases orders waiting for the session and expires `day` orders.
+ * Each command or tick is one transaction (ledger.ts) that also marks the command done and asserts the lease
+ * with its fencing token (`leases.assertHeld`): killed at any instant, the writer redoes exactly what did not
+ * commit, and a writer that stalled while another took the lease over commits nothing more (`LeaseLostError`).
+ * On taking the lease (or after a failed write) it rebuilds its state from the database: open orders, the
+ * books' resting orders and sequences.
+ *
+ * Placements wake it: in-process by `wake()`, and from any instance by the `pg_notify('brokerage_order_commands')`
+ * of their transaction (every writer LISTENs; only the lease holder runs a pass).
  */
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
-import type { Database, Logger } from "@platform/kernel";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  createLeases,
+  type Database,
+  type JobStatus,
+  type Lease,
+  type LeasedRunner,
+  LeaseLostError,
+  type Logger,
+  runWhileLeased,
+  toJobStatus,
+} from "@platform/kernel";
 import { isOpenStatus, type OrderRow } from "../domain/orderObject.ts";
 import { fromNanos, numberToNanos, toNanos } from "../domain/portfolioValue.ts";
 import type { RestingOrder } from "../market/exchange/types.ts";
@@ -23,7 +37,11 @@ import type { Venue, WorkingOrder } from "./venue.ts";
 
 const ONE = 1_000_000_000n;
 export const EXCHANGE_TICK_MS = 1_000;
-const LEASE_TTL_SEC = 10;
+/** The kernel lease (`platform.leases`) of the one exchange writer of a deployment. */
+export const EXCHANGE_WRITER_LEASE = "brokerage.exchange-writer";
+/** The NOTIFY channel of queued order commands (store/ordersRepository.ts sends it at the placement's commit). */
+export const ORDER_COMMANDS_CHANNEL = "brokerage_order_commands";
+const LEASE_TTL_MS = 10_000;
 /** Commands committed together, at most (throughput: one transaction's fixed cost shared). */
 const COMMAND_BATCH = 50;
 
@@ -42,15 +60,24 @@ export interface ExchangeWriterParameters {
   /** Called after a commit that wrote trade events (the stream hub of this process reads them at once). */
   onEvents?: () => void;
   tickMs?: number;
+  /** The lease's TTL (default 10 s): another writer takes over at most this long after this one stalled or died. */
+  leaseTtlMs?: number;
+  /** Names this writer in `platform.leases.holder` (default host:pid:random). */
+  holder?: string;
 }
 
 export interface ExchangeWriter {
-  /** Runs pending commands now (placements of this process call it after their commit). */
+  /** Runs pending commands now, if this writer holds the lease (placements of this process call it after their commit). */
   wake(): void;
+  /** Starts competing for the lease; the holder runs the writer. */
   start(): void;
+  /** Stops the passes, waits for the one under way, and releases the lease. */
   stop(): Promise<void>;
-  /** Resolves when nothing is pending (tests). */
+  /** Resolves once this writer holds the lease, has rebuilt its state and nothing is pending (tests). */
   idle(): Promise<void>;
+  /** True while this writer holds the lease. */
+  holding(): boolean;
+  status(): JobStatus;
 }
 
 export function createExchangeWriter({
@@ -59,38 +86,24 @@ export function createExchangeWriter({
   logger,
   onEvents,
   tickMs = EXCHANGE_TICK_MS,
+  leaseTtlMs = LEASE_TTL_MS,
+  holder,
 }: ExchangeWriterParameters): ExchangeWriter {
   const log = logger.child({ component: "exchange-writer" });
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const leases = createLeases({ db });
   let venues: Record<Env, Venue> | undefined;
   const tracked = new Map<string, Tracked>();
   let running = false;
   let stopped = true;
   let again = false;
   let current: Promise<void> = Promise.resolve();
-  let timer: NodeJS.Timeout | undefined;
   let lastTickAt = 0;
-  let unlisten: (() => Promise<void>) | undefined;
-
-  // Every commit renews the lease too (and fails without it): a pass only asks for it once a third of the
-  // lease has gone by without a renewal, instead of an upsert on every wake-up.
-  let renewDueAt = 0;
-  const renewed = () => {
-    renewDueAt = Date.now() + (LEASE_TTL_SEC * 1000) / 3;
-  };
-
-  async function holdLease(): Promise<boolean> {
-    if (venues && Date.now() < renewDueAt) return true;
-    const rows = await db.query(
-      `INSERT INTO brokerage.exchange_leases (name, holder, expires_at) VALUES ('exchange', $1, now() + make_interval(secs => $2))
-       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-         WHERE brokerage.exchange_leases.holder = EXCLUDED.holder OR brokerage.exchange_leases.expires_at < now()
-       RETURNING holder`,
-      [holder, LEASE_TTL_SEC],
-    );
-    if (rows.length > 0) renewed();
-    return rows.length > 0;
-  }
+  let listening: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
+  let runner: LeasedRunner | undefined;
+  /** The lease of the tenure under way (set by the leased loop), and its signal (aborted when it is lost). */
+  let tenure: { lease: Lease; signal: AbortSignal; lost: boolean } | undefined;
+  const counts = { commits: 0, refused: 0 };
+  let lastError: unknown = null;
 
   /** Rebuilds books, paper orders and tracked orders from the database. */
   async function rebuild(): Promise<void> {
@@ -195,18 +208,13 @@ export function createExchangeWriter({
   }
 
   async function commit(events: WriterEvent[], at: number, commandSeqs: readonly string[] = []): Promise<void> {
-    // A quiet tick writes nothing (the lease is renewed by the pass when due).
+    // A quiet tick writes nothing.
     if (events.length === 0 && commandSeqs.length === 0) return;
+    const lease = (tenure as { lease: Lease }).lease;
     const result = await db.transaction(async (tx) => {
-      // The lease is checked (and renewed) in every write, not only at the start of a pass: a writer that
-      // stalled past its lease while another took over must not commit a single fill more.
-      const held = await tx.query(
-        `UPDATE brokerage.exchange_leases SET expires_at = now() + make_interval(secs => $2)
-         WHERE name = 'exchange' AND holder = $1 RETURNING holder`,
-        [holder, LEASE_TTL_SEC],
-      );
-      if (held.length === 0) throw new LeaseLostError();
-      renewed();
+      // The lease is asserted in every write, not only at the start of a pass: a writer that stalled past its
+      // lease while another took over must not commit a single fill more (and a takeover waits for this commit).
+      await leases.assertHeld(tx, lease);
       const written = await writeLedger(tx, {
         events,
         at,
@@ -227,6 +235,7 @@ export function createExchangeWriter({
       if (row && t) t.row = row;
       if (row && !isOpenStatus(row.status)) tracked.delete(e.orderId);
     }
+    counts.commits += 1;
     if (result.lastEventId > 0) onEvents?.();
   }
 
@@ -327,11 +336,7 @@ export function createExchangeWriter({
   }
 
   async function pass(): Promise<void> {
-    if (stopped) return;
-    if (!(await holdLease())) {
-      venues = undefined;
-      return;
-    }
+    if (stopped || !tenure || tenure.signal.aborted) return;
     const at = market.now().getTime();
     if (!venues) {
       await rebuild();
@@ -366,25 +371,52 @@ export function createExchangeWriter({
   }
 
   function schedule(): void {
+    // Only the lease holder runs passes (a NOTIFY reaches every writer).
+    if (!tenure || tenure.signal.aborted || tenure.lost) return;
     if (running) {
       again = true;
       return;
     }
     running = true;
+    const t = tenure;
     current = (async () => {
       do {
         again = false;
         try {
           await pass();
         } catch (error) {
+          lastError = error;
           // State may be ahead of what committed: rebuild from the database on the next pass.
-          if (error instanceof LeaseLostError) log.warn("exchange lease lost to another writer; standing by");
-          else log.error({ err: error }, "exchange writer pass failed; rebuilding from the database");
           venues = undefined;
+          if (error instanceof LeaseLostError) {
+            counts.refused += 1;
+            t.lost = true;
+            log.warn({ token: t.lease.token }, "exchange lease lost to another writer; its write refused, standing by");
+            break;
+          }
+          log.error({ err: error }, "exchange writer pass failed; rebuilding from the database");
         }
-      } while (again && !stopped);
+      } while (again && !stopped && !t.signal.aborted);
       running = false;
     })();
+  }
+
+  /** One tenure: rebuilt state, a pass per wake-up and per tick, until the lease is lost or the writer stops. */
+  async function whileLeased({ lease, signal }: { lease: Lease; signal: AbortSignal }): Promise<void> {
+    venues = undefined;
+    const t = { lease, signal, lost: false };
+    tenure = t;
+    try {
+      while (!signal.aborted && !t.lost) {
+        schedule();
+        await delay(Math.min(tickMs, 250), undefined, { signal }).catch(() => undefined);
+      }
+    } finally {
+      await current;
+      if (tenure === t) tenure = undefined;
+      venues = undefined;
+    }
+    // A refused write: the loop ends, runWhileLeased gives up what is left of this tenure and competes again.
   }
 
   return {
@@ -392,40 +424,42 @@ export function createExchangeWriter({
     start() {
       if (!stopped) return;
       stopped = false;
-      timer = setInterval(schedule, Math.min(tickMs, 250));
-      timer.unref();
-      void db
-        .listen("brokerage_order_commands", () => schedule())
-        .then((u) => {
-          unlisten = u;
-        })
-        .catch((error: unknown) => log.warn({ err: error }, "cannot listen for order commands; polling only"));
-      schedule();
+      listening = db
+        .listen(ORDER_COMMANDS_CHANNEL, () => schedule())
+        .catch((error: unknown) => {
+          log.warn({ err: error }, "cannot listen for order commands; ticking only");
+          return undefined;
+        });
+      runner = runWhileLeased(
+        { db, logger: log, name: EXCHANGE_WRITER_LEASE, ttlMs: leaseTtlMs, ...(holder ? { holder } : {}) },
+        whileLeased,
+      );
     },
     async stop() {
       stopped = true;
-      if (timer) clearInterval(timer);
+      await runner?.stop();
       await current;
+      const unlisten = await listening;
+      listening = Promise.resolve(undefined);
       await unlisten?.();
-      await db
-        .query("DELETE FROM brokerage.exchange_leases WHERE name = 'exchange' AND holder = $1", [holder])
-        .catch(() => {});
     },
     async idle() {
-      do {
+      for (;;) {
         await current;
-        if (running || again) await new Promise((r) => setTimeout(r, 5));
-      } while (running || again);
+        if (tenure && venues && !running && !again) return;
+        await delay(5);
+      }
     },
+    holding: () => runner?.holding() ?? false,
+    status: () =>
+      toJobStatus({
+        holding: runner?.holding() ?? false,
+        token: tenure?.lease.token ?? null,
+        ...counts,
+        lease: runner?.status() ?? null,
+        lastError,
+      }),
   };
-}
-
-/** Another writer holds the lease now: this one's write is rolled back and its state dropped. */
-export class LeaseLostError extends Error {
-  override name = "LeaseLostError" as const;
-  constructor() {
-    super("the exchange lease is held by another writer");
-  }
 }
 
 const isStopType = (row: OrderRow): boolean =>

@@ -1,4 +1,4 @@
-import { createLogger, type Database, type Queryable } from "@platform/kernel";
+import { createLeases, createLogger, type Database, LeaseLostError, type Queryable } from "@platform/kernel";
 import type { TestDatabase } from "@platform/kernel/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type MarketTrade, tradeOfExecution } from "../domain/marketRecords.ts";
@@ -8,7 +8,7 @@ import { PriceProcess } from "../market/priceProcess.ts";
 import { FAKEPACA_LISTING } from "../market/testFeed.ts";
 import { createBrokerageTestDatabase } from "../testing/brokerageDatabase.ts";
 import { recordExchangeTrades } from "./exchangePrints.ts";
-import { createMarketRecorder } from "./marketRecorder.ts";
+import { createMarketRecorder, MARKET_RECORDER_LEASE } from "./marketRecorder.ts";
 
 const SEED = "recorder-test";
 const logger = createLogger({ level: "silent" });
@@ -251,4 +251,51 @@ describe("market recorder", () => {
     expect(since?.t.getTime()).toBeGreaterThanOrEqual(START - 400);
     expect(recorder.status().behindMs).toBeLessThan(2_000);
   }, 60_000);
+
+  it("records on the lease holder only; a pass under a lease taken over commits nothing", async () => {
+    const clock = { now: START };
+    const checkpoint = async () =>
+      (
+        await database.db.query<{ recorded_to: Date }>(
+          "SELECT recorded_to FROM brokerage.market_recorder WHERE name = 'tape'",
+        )
+      )[0]?.recorded_to.getTime();
+    const recorders = ["a", "b"].map((holder) =>
+      createMarketRecorder({
+        db: database.db,
+        seed: SEED,
+        listings: LISTINGS,
+        logger,
+        backfillDays: 0,
+        retentionDays: 7,
+        now: () => clock.now,
+        holder,
+      }),
+    );
+    try {
+      for (const r of recorders) r.start();
+      await expect.poll(() => recorders.filter((r) => r.holding()).length, { timeout: 20_000 }).toBe(1);
+      await expect.poll(checkpoint, { timeout: 20_000 }).toBeDefined();
+      const [lease] = await database.db.query<{ holder: string }>(
+        "SELECT holder FROM platform.leases WHERE name = $1",
+        [MARKET_RECORDER_LEASE],
+      );
+      expect(lease?.holder).toBe(recorders[0]?.holding() ? "a" : "b");
+    } finally {
+      for (const r of recorders) await r.stop();
+    }
+
+    // A stalled holder (token t) whose lease expired and was taken (token t + 1): its pass is refused whole.
+    const leases = createLeases({ db: database.db });
+    const old = await leases.acquire({ name: MARKET_RECORDER_LEASE, holder: "stalled", ttlMs: 1 });
+    await expect
+      .poll(async () => (await leases.list()).find((l) => l.name === MARKET_RECORDER_LEASE)?.held)
+      .toBe(false);
+    await leases.acquire({ name: MARKET_RECORDER_LEASE, holder: "other", ttlMs: 60_000 });
+    const before = await checkpoint();
+    clock.now = START + 10_000;
+    const stalled = recorderAt(clock);
+    await expect(stalled.recordNext(old)).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await checkpoint()).toBe(before);
+  });
 });

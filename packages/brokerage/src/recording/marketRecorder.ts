@@ -2,11 +2,14 @@
  * The market data recorder: writes the market's tape (trade prints) and quotes, second by second, into the
  * market data tables, rolls the trades up into bars, and puts what the data streams send in their outbox.
  *
- * - **Exactly once, across kills and instances.** A pass is one transaction that locks the checkpoint row
- *   (`brokerage.market_recorder`), records `[recorded_to, to)`, and moves the checkpoint. Killed at any
- *   instant, the pass rolls back and the next one redoes it; two instances running the job take turns on the
- *   lock and the second finds nothing left to do. The price process is a pure function of (seed, symbol, time),
- *   so a redone range gives the same records.
+ * - **One recorder per deployment, exactly once across kills.** The recorder runs on the instance that holds
+ *   the kernel lease {@link MARKET_RECORDER_LEASE} (`runWhileLeased`); another worker takes over at most the
+ *   lease's TTL after it died. A pass is one transaction that asserts the lease with its fencing token (a
+ *   stalled recorder whose lease was taken over commits nothing more), locks the checkpoint row
+ *   (`brokerage.market_recorder`: the position reached, which the exchange writer's prints read too), records
+ *   `[recorded_to, to)`, and moves the checkpoint. Killed at any instant, the pass rolls back and the next one
+ *   redoes it. The price process is a pure function of (seed, symbol, time), so a redone range gives the same
+ *   records.
  * - **A little behind the present** (`lagMs`, default 1 s): a second is recorded once it is over, so its quote
  *   and prints are final.
  * - **History.** From its first start on, every trade and quote is recorded (pruned after `retentionDays`; bars
@@ -19,7 +22,16 @@
  *   outbox, and for each minute that ended the minute bar (`bars`) and the day's bar so far (`dailyBars`).
  *   Executions of the live exchange are recorded by the exchange writer's ledger (recordExchangeTrades).
  */
-import type { Database, Logger } from "@platform/kernel";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  createLeases,
+  type Database,
+  type Lease,
+  type LeasedRunner,
+  LeaseLostError,
+  type Logger,
+  runWhileLeased,
+} from "@platform/kernel";
 import {
   barsOfTrades,
   bucketStart,
@@ -57,6 +69,8 @@ const HISTORY_CHUNK_MS = 5 * MINUTE;
 /** Outbox rows older than this are deleted (streams read them within seconds). */
 const FEED_KEEP_MS = 10 * MINUTE;
 const PRUNE_EVERY_MS = MINUTE;
+/** The kernel lease (`platform.leases`) of the one market data recorder of a deployment. */
+export const MARKET_RECORDER_LEASE = "brokerage.market-recorder";
 
 export interface CreateMarketRecorderParameters {
   db: Database;
@@ -74,6 +88,10 @@ export interface CreateMarketRecorderParameters {
   /** Called after a pass put messages in the streams' outbox (wakes this process's feed hub). */
   onRecorded?: () => void;
   now?: () => number;
+  /** The lease's TTL (default 30 s): another worker takes over at most this long after this one died. */
+  leaseTtlMs?: number;
+  /** Names this recorder in `platform.leases.holder` (default host:pid:random). */
+  holder?: string;
 }
 
 export interface MarketRecorderStatus {
@@ -83,7 +101,12 @@ export interface MarketRecorderStatus {
   /** The days before the first start (bars only): recorded up to `recordedTo`, done at `endsAt`. */
   history: { recordedTo: string; endsAt: string } | null;
   lastError: string | null;
+  /** True while this instance holds the lease and records. */
+  holding?: boolean;
 }
+
+/** The fenced passes' lease: its name and fencing token. */
+type Fence = Pick<Lease, "name" | "token">;
 
 const floorTo = (at: number, unit: number) => Math.floor(at / unit) * unit;
 
@@ -97,16 +120,17 @@ export function createMarketRecorder({
   lagMs = 1_000,
   onRecorded,
   now = Date.now,
+  leaseTtlMs = 30_000,
+  holder,
 }: CreateMarketRecorderParameters) {
   const process = new PriceProcess({ seed, universe: new AssetUniverse(listings) });
   const repository = createMarketDataRepository();
   const crypto = new Set(listings.filter((l) => l.asset.class === "crypto").map((l) => l.asset.symbol));
   const status: MarketRecorderStatus = { recordedTo: null, behindMs: null, history: null, lastError: null };
+  const leases = createLeases({ db });
   let lastPrune = 0;
-  let stopped = true;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  /** What the last pass recorded: history passes are paced (see `schedule`). */
+  let runner: LeasedRunner | undefined;
+  /** What the last pass recorded: history passes are paced (see `whileLeased`). */
   let lastPass: "tape" | "history" = "tape";
 
   function feedOf(trades: readonly MarketTrade[], quotes: readonly MarketQuote[]): FeedMessage[] {
@@ -123,8 +147,9 @@ export function createMarketRecorder({
   }
 
   /** Records the next range of the history (bars only); resolves true when more is due. */
-  async function recordHistory(): Promise<boolean> {
+  async function recordHistory(lease: Fence | undefined): Promise<boolean> {
     return db.transaction(async (tx) => {
+      if (lease) await leases.assertHeld(tx, lease);
       const history = await repository.lockHistory(tx);
       if (!history || history.recordedTo >= history.endsAt) return false;
       const from = history.recordedTo;
@@ -143,23 +168,25 @@ export function createMarketRecorder({
 
   /**
    * One pass: the tape's next range, or, when the tape is up to date, the next range of the history (so that
-   * the streams stay live while history is recorded). Resolves true when more is due at once.
+   * the streams stay live while history is recorded). Resolves true when more is due at once. With `lease`,
+   * each transaction asserts it (`LeaseLostError` once another holder took it over).
    */
-  async function recordNext(): Promise<boolean> {
-    if (await recordTape()) {
+  async function recordNext(lease?: Fence): Promise<boolean> {
+    if (await recordTape(lease)) {
       lastPass = "tape";
       return true;
     }
     lastPass = "history";
-    return recordHistory();
+    return recordHistory(lease);
   }
 
   /** Records the tape's next range; resolves true when more is due at once (catching up). */
-  async function recordTape(): Promise<boolean> {
+  async function recordTape(lease: Fence | undefined): Promise<boolean> {
     const present = now();
     const horizon = floorTo(present - lagMs, PRICE_STEP_MS);
     let fed = false;
     const more = await db.transaction(async (tx) => {
+      if (lease) await leases.assertHeld(tx, lease);
       let checkpoint = await repository.lockFeed(tx, "update");
       if (!checkpoint) {
         const tapeFrom = floorTo(present, MINUTE);
@@ -224,44 +251,54 @@ export function createMarketRecorder({
     return more;
   }
 
-  function schedule(delayMs: number): void {
-    timer = setTimeout(() => {
+  /** One tenure of the lease: catching up first, then a pass every second, until the lease is lost or stop(). */
+  async function whileLeased({ lease, signal }: { lease: Lease; signal: AbortSignal }): Promise<void> {
+    while (!signal.aborted) {
       const started = performance.now();
-      running = recordNext().then(
-        (more) => {
-          status.lastError = null;
-          if (stopped) return;
-          if (!more) schedule(PRICE_STEP_MS - (now() % PRICE_STEP_MS) + lagMs / 2);
-          // Nobody waits for history: after each of its passes the services have the database and the event
-          // loop for as long as the pass held them, instead of passes back to back for minutes.
-          else schedule(lastPass === "history" ? performance.now() - started : 0);
-        },
-        (error: unknown) => {
-          status.lastError = error instanceof Error ? error.message : String(error);
-          logger.warn({ err: error }, "market data recorder pass failed; retrying");
-          if (!stopped) schedule(PRICE_STEP_MS);
-        },
-      );
-    }, delayMs);
+      let waitMs: number;
+      try {
+        const more = await recordNext(lease);
+        status.lastError = null;
+        // Nobody waits for history: after each of its passes the services have the database and the event
+        // loop for as long as the pass held them, instead of passes back to back for minutes.
+        if (!more) waitMs = PRICE_STEP_MS - (now() % PRICE_STEP_MS) + lagMs / 2;
+        else waitMs = lastPass === "history" ? performance.now() - started : 0;
+      } catch (error) {
+        if (error instanceof LeaseLostError) {
+          logger.warn({ token: lease.token }, "market data recorder's lease lost; its pass refused, standing by");
+          return;
+        }
+        status.lastError = error instanceof Error ? error.message : String(error);
+        logger.warn({ err: error }, "market data recorder pass failed; retrying");
+        waitMs = PRICE_STEP_MS;
+      }
+      await delay(waitMs, undefined, { signal }).catch(() => undefined);
+    }
   }
 
   return {
-    /** Records until `stop()`: catching up first, then every second. */
+    /** Competes for the lease; the holder records until `stop()`: catching up first, then every second. */
     start(): void {
-      if (!stopped) return;
-      stopped = false;
-      schedule(0);
+      runner ??= runWhileLeased(
+        { db, logger, name: MARKET_RECORDER_LEASE, ttlMs: leaseTtlMs, ...(holder ? { holder } : {}) },
+        whileLeased,
+      );
     },
-    /** Stops after the pass under way (its transaction commits or rolls back whole). */
+    /** Stops after the pass under way (its transaction commits or rolls back whole) and releases the lease. */
     async stop(): Promise<void> {
-      stopped = true;
-      clearTimeout(timer);
-      await running.catch(() => undefined);
+      const r = runner;
+      runner = undefined;
+      await r?.stop();
     },
-    /** One pass, for tests and tools: resolves true when more is due. */
+    /**
+     * One pass, for tests and tools (unfenced without `lease`: never beside a running recorder): resolves true
+     * when more is due.
+     */
     recordNext,
+    /** True while this instance holds the lease and records. */
+    holding: (): boolean => runner?.holding() ?? false,
     /** Where the recorder stands (for `platform status`). */
-    status: (): MarketRecorderStatus => ({ ...status }),
+    status: (): MarketRecorderStatus => ({ ...status, holding: runner?.holding() ?? false }),
   };
 }
 

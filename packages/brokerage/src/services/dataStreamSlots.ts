@@ -8,6 +8,12 @@
  * the user's row), or Redis when `REDIS_URL` is set (a sorted set per user, member = connection, score = expiry
  * in ms on Redis's clock, every step one Lua script). Either is shared by every API instance. The settings
  * (limit, plan) always come from PostgreSQL's users table.
+ *
+ * Not the kernel's leases (`platform.leases`), on purpose: a slot is one of a user's N (a counting limit read
+ * at each acquisition, not one holder per name), held by api instances for end users' connections (thousands,
+ * renewed in one statement per batch, and in Redis when configured), with nothing to fence; as kernel leases
+ * they would be N names per user tried one by one, rows kept forever per user (a released lease keeps its row),
+ * all listed by `platform status` among the leases that say which worker runs what.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";

@@ -2,17 +2,18 @@
  * The equity snapshot job against a real database: one row per account and bucket whoever records it (twice,
  * or two instances at once), equity from cash and positions at the market's prices (long and short, a symbol
  * without a price at its entry price), only changed accounts written in later buckets, every account
- * reached through the batches, `last_equity` from the previous trading day's close, and the loop.
+ * reached through the batches, `last_equity` from the previous trading day's close, and the recurring job
+ * on the kernel's job workers (one occurrence per period among several).
  */
 import { randomUUID } from "node:crypto";
-import { createLogger, type Queryable } from "@platform/kernel";
+import { createJobWorker, createLogger, type Queryable } from "@platform/kernel";
 import type { TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDefaultAssetUniverse } from "../market/assetListings.ts";
 import type { AccountRow } from "../store/accountsRepository.ts";
 import { createUsersRepository } from "../store/usersRepository.ts";
 import { createBrokerageTestDatabase } from "../testing/brokerageDatabase.ts";
-import { createEquitySnapshotRecorder, previousSessionClose } from "./equitySnapshots.ts";
+import { createEquitySnapshotRecorder, EQUITY_SNAPSHOTS_QUEUE, previousSessionClose } from "./equitySnapshots.ts";
 import { createMarketService } from "./market.ts";
 
 const MINUTE = 60_000;
@@ -190,16 +191,42 @@ describe("last_equity", () => {
   });
 });
 
-describe("start and stop", () => {
-  it("records the current bucket at start and stops cleanly", async () => {
+describe("as a recurring job", () => {
+  it("is recorded once per period by one of several job workers", async () => {
     await db.query("UPDATE brokerage.accounts SET cash = 5 WHERE id = $1", [account(5).id]);
-    const job = recorder();
-    job.start();
-    job.start(); // already running: no second loop
-    await job.stop();
-    const status = job.status();
-    expect(status).toMatchObject({ intervalMs: MINUTE, lastError: null, lastWritten: expect.any(Number) });
-    const bucket = Math.floor(Date.parse(status.lastBucket as string) / MINUTE) * MINUTE;
+    const jobs = [recorder(), recorder()];
+    const workers = jobs.map((job) =>
+      createJobWorker({
+        db: database.db,
+        logger,
+        queues: { [EQUITY_SNAPSHOTS_QUEUE]: job.queue },
+        schedules: [job.schedule],
+      }),
+    );
+    try {
+      await Promise.all(workers.map((w) => w.start()));
+      await expect
+        .poll(() => jobs.map((j) => j.status().lastBucket).filter((b) => b !== null).length, { timeout: 20_000 })
+        .toBeGreaterThan(0);
+    } finally {
+      await Promise.all(workers.map((w) => w.stop()));
+    }
+    const ran = jobs.map((j) => j.status()).filter((s) => s.lastBucket !== null);
+    expect(ran[0]).toMatchObject({ intervalMs: MINUTE, lastError: null, lastWritten: expect.any(Number) });
+    const bucket = Math.floor(Date.parse(ran[0]?.lastBucket as string) / MINUTE) * MINUTE;
     expect((await snapshotsAt(bucket)).get(account(5).id)).toEqual(["5", "5"]);
+    // One occurrence per period, whichever worker took it.
+    const periods = await db.query<{ run_at: Date; n: number }>(
+      "SELECT run_at, count(*)::int AS n FROM platform.jobs WHERE queue = $1 GROUP BY run_at",
+      [EQUITY_SNAPSHOTS_QUEUE],
+    );
+    expect(periods.length).toBeGreaterThan(0);
+    for (const p of periods) expect(p.n).toBe(1);
+  });
+
+  it("stops between batches when its signal is aborted", async () => {
+    const abort = new AbortController();
+    abort.abort(new Error("stopping"));
+    await expect(recorder(1).recordOnce(new Date(T1 + 20 * MINUTE), abort.signal)).rejects.toThrow("stopping");
   });
 });

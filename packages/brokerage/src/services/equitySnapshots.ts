@@ -1,20 +1,28 @@
 /**
- * The equity snapshot job: every `intervalMs`, each account's equity (cash + Σ qty × the market's price, the
+ * The equity snapshot job: a recurring job of the kernel's job layer (queue and schedule
+ * {@link EQUITY_SNAPSHOTS_QUEUE}, every `intervalMs`), so that with several workers exactly one records each
+ * period's snapshot (one occurrence per period, never two at once). Each run records each account's equity (cash + Σ qty × the market's price, the
  * one rule of domain/portfolioValue.ts) is recorded in `brokerage.equity_snapshots`, the source of portfolio
  * history and of `accounts.last_equity`.
  *
  * - Idempotent: a snapshot's time is the run's time floored to the interval ("bucket") and prices are taken
- *   at that instant, so every run of a bucket (a restart, a second instance at the same time) computes the
- *   same rows and the primary key `(account_id, at)` keeps one (`ON CONFLICT DO NOTHING`).
+ *   at that instant, so every run of a bucket (a retried or redone occurrence, a tool's `recordOnce`) computes
+ *   the same rows and the primary key `(account_id, at)` keeps one (`ON CONFLICT DO NOTHING`).
  * - Cheap at 100k accounts: accounts are read and written {@link DEFAULT_BATCH_SIZE} per statement (keyset
  *   by id), and a snapshot is written only when equity or cash changed since the account's previous one
  *   (history reads the last snapshot at or before a time, so an idle account needs no new row).
  * - `last_equity` rule: the equity at the regular-session close (16:00 New York, 13:00 on early closes) of the
  *   last NYSE trading day before the New York date of the run, i.e. the last snapshot at or before that
  *   close. It is refreshed for every account on the first run after that close changes (each midnight New
- *   York, and on start); an account opened later keeps `last_equity` NULL until the next day.
+ *   York, and on a worker's first run); an account opened later keeps `last_equity` NULL until the next day.
+ *
+ * @example
+ * const snapshots = createEquitySnapshotRecorder({ db, market, intervalMs: 60_000, logger });
+ * const worker = createJobWorker({ db, logger, queues: { [EQUITY_SNAPSHOTS_QUEUE]: snapshots.queue },
+ *   schedules: [snapshots.schedule] });
  */
-import type { Logger, Queryable } from "@platform/kernel";
+import type { JobStatus, Logger, Queryable, QueueDefinition, ScheduleDefinition } from "@platform/kernel";
+import { toJobStatus } from "@platform/kernel";
 import { fromNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
 import { newYorkWallTime } from "../market/newYorkTime.ts";
 import { nyseTradingDay } from "../market/nyseCalendar.ts";
@@ -23,6 +31,9 @@ import {
   createEquitySnapshotsRepository,
   type NewSnapshot,
 } from "../store/equitySnapshotsRepository.ts";
+
+/** The queue (and recurring schedule) of the snapshots in `platform.jobs`. */
+export const EQUITY_SNAPSHOTS_QUEUE = "brokerage.equity-snapshots";
 
 /** Accounts read and written per statement. */
 export const DEFAULT_BATCH_SIZE = 500;
@@ -44,6 +55,25 @@ export interface EquitySnapshotRecorderParameters {
   logger: Logger;
   /** Accounts per statement (default {@link DEFAULT_BATCH_SIZE}). */
   batchSize?: number;
+  /** A run longer than this is stopped between batches (the next period records again); default 5 minutes. */
+  timeoutMs?: number;
+  /** Epoch ms of now (the run's bucket); injectable for tests. */
+  now?: () => number;
+}
+
+export interface EquitySnapshotRecorder {
+  /** The handler of {@link EQUITY_SNAPSHOTS_QUEUE} for a job worker: records the bucket of the run's time. */
+  readonly queue: QueueDefinition;
+  /** The recurring schedule (every `intervalMs`, one occurrence per period across every worker). */
+  readonly schedule: ScheduleDefinition;
+  /**
+   * Records the bucket of `at` for every account (those whose equity or cash changed since their previous
+   * snapshot), and refreshes `last_equity` when the previous close changed. Returns how many rows were
+   * written; stops between batches once `signal` is aborted (what was written stays: it is idempotent).
+   */
+  recordOnce(at: Date, signal?: AbortSignal): Promise<number>;
+  /** What the job did last (for `platform status`). */
+  status(): JobStatus;
 }
 
 export function createEquitySnapshotRecorder({
@@ -52,16 +82,15 @@ export function createEquitySnapshotRecorder({
   intervalMs,
   logger,
   batchSize = DEFAULT_BATCH_SIZE,
-}: EquitySnapshotRecorderParameters) {
+  timeoutMs = 300_000,
+  now = Date.now,
+}: EquitySnapshotRecorderParameters): EquitySnapshotRecorder {
   if (!Number.isInteger(intervalMs) || intervalMs < 1_000) {
     throw new RangeError(`intervalMs must be a whole number of milliseconds ≥ 1000, got ${intervalMs}`);
   }
   const snapshots = createEquitySnapshotsRepository(db);
   /** The close whose equity every account's `last_equity` holds (undefined: not refreshed by this instance yet). */
   let lastEquityClose: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = true;
   const status = { lastBucket: null as string | null, lastWritten: 0, lastError: null as string | null };
 
   /** A position's price at the bucket; a symbol the market does not price keeps its entry price. */
@@ -84,17 +113,14 @@ export function createEquitySnapshotRecorder({
     return { accountId: account.id, equity: fromNanos(equity), cash: fromNanos(toNanos(account.cash)) };
   }
 
-  /**
-   * Records the bucket of `at` for every account (those whose equity or cash changed since their previous
-   * snapshot), and refreshes `last_equity` when the previous close changed. Returns how many rows were written.
-   */
-  async function recordOnce(at: Date): Promise<number> {
+  async function recordOnce(at: Date, signal?: AbortSignal): Promise<number> {
     const bucket = Math.floor(at.getTime() / intervalMs) * intervalMs;
     const close = previousSessionClose(at.getTime());
     const refreshLastEquity = close !== lastEquityClose;
     let written = 0;
     let afterId: string | undefined;
     for (;;) {
+      signal?.throwIfAborted();
       const batch = await snapshots.holdingsBatch(afterId, batchSize);
       if (batch.length === 0) break;
       written += await snapshots.insertChanged(
@@ -113,45 +139,23 @@ export function createEquitySnapshotRecorder({
     return written;
   }
 
-  function schedule(): void {
-    const now = Date.now();
-    timer = setTimeout(tick, (Math.floor(now / intervalMs) + 1) * intervalMs - now);
-    timer.unref();
-  }
-
-  function tick(): void {
-    const at = new Date();
-    running = recordOnce(at)
-      .then((written) => {
-        Object.assign(status, { lastBucket: at.toISOString(), lastWritten: written, lastError: null });
-      })
-      .catch((error: unknown) => {
-        status.lastError = error instanceof Error ? error.message : String(error);
-        logger.error({ err: error }, "equity snapshot failed; retried at the next interval");
-      })
-      .finally(() => {
-        running = undefined;
-        if (!stopped) schedule();
-      });
-  }
-
   return {
     recordOnce,
-    /** Records the current bucket now, then at the start of every interval, until `stop()`. */
-    start(): void {
-      if (!stopped) return;
-      stopped = false;
-      tick();
+    queue: {
+      timeoutMs,
+      handler: async (job) => {
+        const at = new Date(now());
+        try {
+          const written = await recordOnce(at, job.signal);
+          Object.assign(status, { lastBucket: at.toISOString(), lastWritten: written, lastError: null });
+        } catch (error) {
+          status.lastError = error instanceof Error ? error.message : String(error);
+          logger.error({ err: error }, "equity snapshot failed; recorded again at the next interval");
+          throw error;
+        }
+      },
     },
-    /** Stops the loop and waits for a run in progress. */
-    async stop(): Promise<void> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-    },
-    /** What the job did last (for `platform status`). */
-    status: () => ({ intervalMs, ...status }),
+    schedule: { name: EQUITY_SNAPSHOTS_QUEUE, queue: EQUITY_SNAPSHOTS_QUEUE, everyMs: intervalMs },
+    status: () => toJobStatus({ intervalMs, ...status }),
   };
 }
-
-export type EquitySnapshotRecorder = ReturnType<typeof createEquitySnapshotRecorder>;

@@ -3,7 +3,7 @@
  * ephemeral port, a fresh database) with its exchange writer running, a user with a live and a paper account,
  * a key pair for each, and a small client for the trading API.
  */
-import type { Config, Database } from "@platform/kernel";
+import type { Config, Database, JobStatus } from "@platform/kernel";
 import { startTestService } from "@platform/kernel/testing";
 import { type Brokerage, brokerageService } from "../index.ts";
 import { createUsersRepository, type UserWithAccounts } from "../store/usersRepository.ts";
@@ -37,6 +37,8 @@ export interface TradingHost {
     done: (order: JsonBody) => boolean,
     timeoutMs?: number,
   ): Promise<JsonBody>;
+  /** The brokerage's background jobs as `platform status` shows them (`exchange`, `equitySnapshots`, `marketData`). */
+  jobStatus(): JobStatus;
   close(): Promise<void>;
 }
 
@@ -106,6 +108,7 @@ export async function startTradingHost({ config = {} }: { config?: Partial<Confi
         await new Promise((r) => setTimeout(r, 25));
       }
     },
+    jobStatus: () => jobs?.status?.() ?? {},
     async close() {
       await jobs?.stop();
       await s.close();
