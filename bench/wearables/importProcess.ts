@@ -3,7 +3,8 @@
  * in this process too): `tsx importProcess.ts <file>` on `BENCH_DRIVER`'s `bench_wearables_import`, then
  * prints one JSON line `{rows, seconds, rowsPerSec, peakRssMiB, …}`. Modes (`BENCH_IMPORT_MODE`):
  * - `import`: an `apple_xml` job of the benchmark user for `<file>` (an export.xml) through the service's import
- *   runner (`createImportRunner(…).runOnce()`: streamed parse, mapping, chunked upserts with checkpoints);
+ *   job (a kernel job worker of `wearables.import` until the import ends: streamed parse, mapping, chunked
+ *   upserts with checkpoints; the file read where it is, not stored in the database first);
  * - `copy`: `<file>` holds the rows that import wrote, in COPY text form; each batch of `BENCH_COPY_BATCH` lines
  *   (default 50,000) is one `COPY wearables.samples … FROM STDIN` in its own transaction: no staging table, no
  *   upsert, no dedup, no progress row;
@@ -11,13 +12,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { createLogger } from "@platform/kernel";
+import { createJobWorker, createLogger } from "@platform/kernel";
 import { readAppleHealthXml } from "../../packages/wearables/src/imports/appleHealthXml.ts";
-import { createImportRunner } from "../../packages/wearables/src/imports/importJobs.ts";
+import { createImportQueue, enqueueImport, IMPORT_QUEUE } from "../../packages/wearables/src/imports/importJobs.ts";
 import { createImportJobsRepository } from "../../packages/wearables/src/store/importJobsRepository.ts";
 import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
 
@@ -41,19 +39,22 @@ if (mode === "parse") {
   if (mode === "import") {
     const userId = process.env.BENCH_USER_ID as string;
     const jobs = createImportJobsRepository(db);
-    const job = await jobs.create({
-      id: randomUUID(),
-      userId,
-      kind: "apple_xml",
-      filePath: file,
-      fileName: "export.xml",
-      fileBytes: statSync(file).size,
+    const id = randomUUID();
+    await db.transaction(async (tx) => {
+      await jobs.create(tx, { id, userId, kind: "apple_xml", fileName: "export.xml", fileBytes: statSync(file).size });
+      // Read where it is (the import's local-path case), not stored in the database first: the import alone is timed.
+      await tx.query("UPDATE wearables.import_jobs SET file_path = $2 WHERE id = $1", [id, file]);
+      await enqueueImport(tx, id);
     });
     const logger = createLogger({ level: "warn" });
-    // `dir` elsewhere: the runner deletes finished uploads from its own folder only.
-    const runner = createImportRunner({ db, logger, dir: await mkdtemp(join(tmpdir(), "bench-imports-")) });
-    if (!(await runner.runOnce())) throw new Error("the import runner found no job");
-    const done = await jobs.get(job.id);
+    // One run (no slices: a slice re-reads the export up to its checkpoint).
+    const imports = createImportQueue({ db, logger, sliceMs: 86_400_000, timeoutMs: 86_400_000 });
+    const worker = createJobWorker({ db, logger, queues: { [IMPORT_QUEUE]: imports.queue } });
+    await worker.start();
+    const finished = async () => ["completed", "failed"].includes((await jobs.get(id))?.state ?? "");
+    while (!(await finished())) await new Promise((r) => setTimeout(r, 100));
+    await worker.stop();
+    const done = await jobs.get(id);
     if (done?.state !== "completed") throw new Error(`import ${done?.state}: ${JSON.stringify(done?.errors)}`);
     rows = Number(done.samples_written);
     extra = { events: Number(done.events_written), items: Number(done.items_processed) };
