@@ -14,6 +14,7 @@ import { createDatabase, type Database } from "@platform/kernel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startCommandProcess,
@@ -73,7 +74,7 @@ if (process.env.TEST_DATABASE_URL) {
       // The wearables alone: its worker runs a recurring job (scores) every 5 s, and it needs no chain.
       ({ env, remove: removeEnv } = await createPlatformEnv("roles", {
         SERVICES: "wearables",
-        WEARABLES_PORT: "0",
+        ...EPHEMERAL_PORTS,
         DEVNET: "false",
         LOG_LEVEL: "warn",
       }));
