@@ -16,7 +16,7 @@
  * set (CI's second pass sets both, `.ci/run`, which installs haproxy); then a missing haproxy fails the suite.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -678,7 +678,8 @@ if (databaseAndRedis && haproxyInstalled()) {
             bytes_read: number;
           },
         (s) => s.state === "completed" || s.state === "failed",
-        60_000,
+        // A job the killed worker was running resumes once its lease (the import runner's 60 s) has expired.
+        100_000,
         250,
       );
       expect(status).toMatchObject({ state: "completed", bytes_read: Buffer.byteLength(importedXml) });
@@ -689,6 +690,11 @@ if (databaseAndRedis && haproxyInstalled()) {
         [task.user_id],
       );
       expect(row).toEqual({ jobs: 1, samples: status.samples_written });
+      // Known gap, reported rather than asserted: the upload was stored under the receiving api instance's
+      // DATA_DIR (an absolute path in the job's row, which the worker read), and a runner deletes only the files
+      // under its own DATA_DIR, so the worker leaves it there.
+      const left = readdirSync(join(env.DATA_DIR as string, "wearables", "imports"));
+      if (left.length > 0) process.stderr.write(`multiInstance: uploads left after their import: ${left.join(", ")}\n`);
     });
 
     it("answers chainstats after the kill", async () => {
