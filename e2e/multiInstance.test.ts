@@ -30,7 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { appleExportXml } from "../packages/wearables/src/testing/appleExport.ts";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 import { listenToTradeUpdates, pollUntil, type TradeUpdateLog } from "./support/alpacaClients.ts";
-import { type Balancer, HAPROXY, haproxyInstalled, startHaproxy } from "./support/haproxy.ts";
+import { type Balancer, HAPROXY, haproxyConfig, haproxyInstalled, startHaproxy } from "./support/haproxy.ts";
 import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import {
   type CommandResult,
@@ -70,6 +70,24 @@ const HOSTS: Record<HostName, [string, string?]> = {
 };
 
 const databaseAndRedis = Boolean(process.env.TEST_DATABASE_URL && process.env.TEST_REDIS_URL);
+
+// Runs everywhere (the PGlite pass has nothing else of this file to run).
+it("generates the balancer's config: a frontend per host, round-robin over every instance, checked, forwardfor", () => {
+  const config = haproxyConfig(
+    [
+      { name: "wearables", servers: ["127.0.0.1:4001", "127.0.0.1:4002"] },
+      { name: "brokerage-data", servers: ["127.0.0.1:5001", "127.0.0.1:5002"] },
+    ],
+    { wearables: 9001, "brokerage-data": 9002 },
+  );
+  expect(config).toMatch(/^\s+option forwardfor$/m);
+  expect(config).toMatch(/^\s+default-server check /m);
+  expect(config).toMatch(/^\s+timeout tunnel /m); // the WebSocket streams
+  expect(config).toContain("frontend wearables\n  bind 127.0.0.1:9001\n  default_backend wearables");
+  expect(config).toContain(
+    "backend brokerage-data\n  balance roundrobin\n  server api1 127.0.0.1:5001\n  server api2 127.0.0.1:5002",
+  );
+});
 
 if (databaseAndRedis && !haproxyInstalled()) {
   // CI sets both URLs and installs haproxy (.ci/run): a missing one must fail there, not skip.
