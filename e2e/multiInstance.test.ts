@@ -508,7 +508,21 @@ if (databaseAndRedis && haproxyInstalled()) {
           b.status === "1" && Array.isArray(b.result) && b.result.reduce((s, r) => s + r.blockCount, 0) >= head + 1,
         60_000,
         250,
-      );
+      ).catch(async (error: Error) => {
+        // What the workers' chainstats indexers (each worker runs one per chain) said meanwhile.
+        const logs = workers.flatMap((w) =>
+          w
+            .stdout()
+            .split("\n")
+            .filter((l) => l.includes("chainstats") && /"level":[456]0/.test(l))
+            .slice(-15)
+            .map((l) => `pid ${w.child.pid}: ${l}`),
+        );
+        const checkpoints = await (db as Database)
+          .query("SELECT * FROM chainstats.chains")
+          .catch((e: Error) => e.message);
+        throw new Error(`${error.message}\ncheckpoints ${JSON.stringify(checkpoints)}\n${logs.join("\n")}`);
+      });
       expect(body.status).toBe("1");
     });
 
