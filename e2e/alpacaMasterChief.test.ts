@@ -17,6 +17,7 @@ import { pollUntil } from "./support/alpacaClients.ts";
 import {
   type CommandResult,
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   hostOrigin,
   type PlatformProcess,
   runPlatform,
@@ -36,10 +37,7 @@ function json<T>(result: CommandResult): T {
 beforeAll(async () => {
   ({ env, remove: removeEnv } = await createPlatformEnv("master-chief", {
     SERVICES: "brokerage",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     // The test polls orders; the anchor's 200 a minute is not what is under test here.
     BROKERAGE_RATE_LIMIT: "100000",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandResult,
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   hostOrigin,
   type PlatformProcess,
   runPlatform,
@@ -14,10 +15,7 @@ let removeEnv: () => Promise<void>;
 beforeAll(async () => {
   const made = await createPlatformEnv("brokerage", {
     SERVICES: "brokerage",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { folderLockHolder } from "@platform/kernel";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
+import { EPHEMERAL_PORTS, type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
 import { isRunning } from "./support/processTable.ts";
 
 const CHAIN = 10;
@@ -18,18 +18,11 @@ const dataDir = mkdtempSync(join(tmpdir(), "platform-lock-"));
 const env: Record<string, string> = {
   DATA_DIR: dataDir,
   DATABASE_URL: "",
-  WEARABLES_PORT: "0",
-  CHAINSTATS_PORT: "0",
-  CROSSCHAIN_PORT: "0",
-  BROKERAGE_AUTH_PORT: "0",
-  BROKERAGE_LIVE_PORT: "0",
-  BROKERAGE_PAPER_PORT: "0",
-  BROKERAGE_DATA_PORT: "0",
+  ...EPHEMERAL_PORTS,
   BROKERAGE_DATA_BACKFILL_DAYS: "0",
   // One devnet chain: a first start deploys its contracts, which leaves a window of seconds between the
   // platform taking its folder and opening its admin socket.
   DEVNET_CHAINS: String(CHAIN),
-  DEVNET_PORTS: `${CHAIN}=0`,
   DEVNET_BLOCK_TIME: "0",
   LOG_LEVEL: "warn",
 };

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 import { depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
 import { paddedEstimates } from "./support/paddedWallet.ts";
-import { type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
+import { EPHEMERAL_PORTS, type PlatformProcess, runPlatform, startPlatformProcess } from "./support/platformProcess.ts";
 import { compileTestVault, vaultDepositActions } from "./support/testVault.ts";
 
 const CHAINS = [1337, 10];
@@ -27,16 +27,9 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "platform-devnet-e2e-"));
   platform = await startPlatformProcess({
     DATA_DIR: dataDir,
-    WEARABLES_PORT: "0",
-    CHAINSTATS_PORT: "0",
-    CROSSCHAIN_PORT: "0",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET_CHAINS: CHAINS.join(","),
-    DEVNET_PORTS: CHAINS.map((id) => `${id}=0`).join(","),
     DEVNET_BLOCK_TIME: "0",
     CHAINSTATS_POLL_MS: "100",
     LOG_LEVEL: "warn",

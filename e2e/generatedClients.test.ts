@@ -24,6 +24,7 @@ import { demoUser, depositUsdcByHand } from "./support/manualDeposit.ts";
 import type { OpenApiDocument } from "./support/openapiResponses.ts";
 import {
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -47,16 +48,9 @@ function brokerageOrigin(host: string): string {
 
 beforeAll(async () => {
   const made = await createPlatformEnv("generated-clients", {
-    WEARABLES_PORT: "0",
-    CHAINSTATS_PORT: "0",
-    CROSSCHAIN_PORT: "0",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET_CHAINS: CHAINS.join(","),
-    DEVNET_PORTS: CHAINS.map((id) => `${id}=0`).join(","),
     DEVNET_BLOCK_TIME: "0",
     CHAINSTATS_POLL_MS: "100",
     LOG_LEVEL: "warn",

@@ -4,15 +4,19 @@
  * line is JSON, the development-default warnings read as text, and access lines stay out unless asked.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createPlatformEnv, type PlatformProcess, startPlatformProcess } from "./support/platformProcess.ts";
+import {
+  createPlatformEnv,
+  EPHEMERAL_PORTS,
+  type PlatformProcess,
+  startPlatformProcess,
+} from "./support/platformProcess.ts";
 
 // One devnet chain: its development-default warning is printed on PGlite and PostgreSQL alike.
 const VARS = {
   SERVICES: "wearables",
-  WEARABLES_PORT: "0",
+  ...EPHEMERAL_PORTS,
   DEVNET: "true",
   DEVNET_CHAINS: "1337",
-  DEVNET_PORTS: "1337=0",
   LOG_LEVEL: "info",
 };
 

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CommandResult,
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   hostOrigin,
   type PlatformProcess,
   runPlatform,
@@ -48,10 +49,7 @@ function json<T>(result: CommandResult): T {
 beforeAll(async () => {
   ({ env, remove: removeEnv } = await createPlatformEnv("openid-client", {
     SERVICES: "brokerage",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",

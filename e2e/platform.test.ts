@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -18,13 +19,7 @@ let removeEnv: () => Promise<void>;
 
 beforeAll(async () => {
   const made = await createPlatformEnv("e2e", {
-    WEARABLES_PORT: "0",
-    CHAINSTATS_PORT: "0",
-    CROSSCHAIN_PORT: "0",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
     DEVNET: "false",
     LOG_LEVEL: "warn",

@@ -16,6 +16,7 @@ import { writeGpxFile } from "../packages/wearables/src/testing/gpxFile.ts";
 import { makeWorkoutFixture } from "../packages/wearables/src/testing/workoutFixture.ts";
 import {
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startCommandProcess,
@@ -24,7 +25,9 @@ import {
 const READY = "Ctrl-C stops the platform";
 const REFUSAL = "needs PostgreSQL (DATABASE_URL): the embedded database has one owner, which runs --role all";
 
-describe("platform start --role on the embedded database", () => {
+// Each test runs `platform` processes (each loads every service's modules: 5 to 20 s on a busy machine): 30 s
+// per test timed out on a loaded 2-core machine.
+describe("platform start --role on the embedded database", { timeout: 120_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), "platform-roles-pglite-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -64,7 +67,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (value: T) => 
 }
 
 if (process.env.TEST_DATABASE_URL) {
-  describe("platform start --role api and --role worker on one PostgreSQL database", () => {
+  describe("platform start --role api and --role worker on one PostgreSQL database", { timeout: 120_000 }, () => {
     let env: Record<string, string>;
     let removeEnv: () => Promise<void>;
     let db: Database;
@@ -77,7 +80,7 @@ if (process.env.TEST_DATABASE_URL) {
       // The wearables alone: its worker runs the file imports (and scores) uploaded to any instance; no chain.
       ({ env, remove: removeEnv } = await createPlatformEnv("roles", {
         SERVICES: "wearables",
-        WEARABLES_PORT: "0",
+        ...EPHEMERAL_PORTS,
         DEVNET: "false",
         LOG_LEVEL: "warn",
       }));

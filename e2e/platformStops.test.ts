@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { folderLockHolder } from "@platform/kernel";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { startPlatformProcess } from "./support/platformProcess.ts";
+import { EPHEMERAL_PORTS, startPlatformProcess } from "./support/platformProcess.ts";
 import { childrenOf, isRunning } from "./support/processTable.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -18,16 +18,9 @@ const CHAIN = 10;
 const dataDir = mkdtempSync(join(tmpdir(), "platform-stops-"));
 const env: Record<string, string> = {
   DATA_DIR: dataDir,
-  WEARABLES_PORT: "0",
-  CHAINSTATS_PORT: "0",
-  CROSSCHAIN_PORT: "0",
-  BROKERAGE_AUTH_PORT: "0",
-  BROKERAGE_LIVE_PORT: "0",
-  BROKERAGE_PAPER_PORT: "0",
-  BROKERAGE_DATA_PORT: "0",
+  ...EPHEMERAL_PORTS,
   BROKERAGE_DATA_BACKFILL_DAYS: "0",
   DEVNET_CHAINS: String(CHAIN),
-  DEVNET_PORTS: `${CHAIN}=0`,
   DEVNET_BLOCK_TIME: "0",
   LOG_LEVEL: "warn",
 };

@@ -29,6 +29,7 @@ import WebSocket from "ws";
 import { allServices } from "../packages/platform/src/services.ts";
 import {
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -113,17 +114,9 @@ const hosts = platformHosts();
 const table = readServicesTable(readFileSync(README, "utf8"));
 
 beforeAll(async () => {
-  const chainPorts = Object.keys(DEFAULT_DEVNET_PORTS).map((id) => `${id}=0`);
   ({ env, remove: removeEnv } = await createPlatformEnv("readme", {
-    WEARABLES_PORT: "0",
-    CROSSCHAIN_PORT: "0",
-    CHAINSTATS_PORT: "0",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     BROKERAGE_DATA_BACKFILL_DAYS: "0",
-    DEVNET_PORTS: chainPorts.join(","),
     DEVNET_BLOCK_TIME: "0",
     LOG_LEVEL: "warn",
   }));

@@ -10,7 +10,7 @@ import { type DevnetManifest, manifestChain, manifestToken } from "@platform/cha
 import { erc20Abi, parseUnits } from "viem";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { demoUser, depositUsdcByHand, manifestClient } from "./support/manualDeposit.ts";
-import { type PlatformProcess, startCommandProcess } from "./support/platformProcess.ts";
+import { EPHEMERAL_PORTS, type PlatformProcess, startCommandProcess } from "./support/platformProcess.ts";
 
 const A = 8453;
 const B = 10;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   const env = { DATA_DIR: dataDir, LOG_LEVEL: "info" };
   devnet = await startCommandProcess(
     ["devnet"],
-    { ...env, DEVNET_CHAINS: `${A},${B}`, DEVNET_PORTS: `${A}=0,${B}=0`, DEVNET_BLOCK_TIME: "0" },
+    { ...env, ...EPHEMERAL_PORTS, DEVNET_CHAINS: `${A},${B}`, DEVNET_BLOCK_TIME: "0" },
     "Ctrl-C stops the devnet.",
   );
   manifest = JSON.parse(readFileSync(join(dataDir, "devnet.json"), "utf8"));

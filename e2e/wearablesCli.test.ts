@@ -13,6 +13,7 @@ import { makeWorkoutFixture } from "../packages/wearables/src/testing/workoutFix
 import {
   type CommandResult,
   createPlatformEnv,
+  EPHEMERAL_PORTS,
   type PlatformProcess,
   runPlatform,
   startPlatformProcess,
@@ -25,7 +26,7 @@ let platform: PlatformProcess | undefined;
 beforeAll(async () => {
   ({ env, remove: removeEnv } = await createPlatformEnv("wearables", {
     SERVICES: "wearables",
-    WEARABLES_PORT: "0",
+    ...EPHEMERAL_PORTS,
     DEVNET: "false",
     LOG_LEVEL: "warn",
   }));

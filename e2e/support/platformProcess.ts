@@ -6,9 +6,27 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_DEVNET_PORTS } from "@platform/chains";
 import { createTestDatabase } from "@platform/kernel/testing";
 
 const BIN = fileURLToPath(new URL("../../packages/platform/bin/platform.js", import.meta.url));
+
+/**
+ * Every port `platform start` opens on 0, that is any free one (the banner prints which: `hostOrigin`,
+ * `baseUrls`): each service's host, and every devnet chain's RPC. Spread it first, then what a test sets.
+ */
+export const EPHEMERAL_PORTS: Readonly<Record<string, string>> = {
+  WEARABLES_PORT: "0",
+  CROSSCHAIN_PORT: "0",
+  BROKERAGE_AUTH_PORT: "0",
+  BROKERAGE_LIVE_PORT: "0",
+  BROKERAGE_PAPER_PORT: "0",
+  BROKERAGE_DATA_PORT: "0",
+  CHAINSTATS_PORT: "0",
+  DEVNET_PORTS: Object.keys(DEFAULT_DEVNET_PORTS)
+    .map((id) => `${id}=0`)
+    .join(","),
+};
 
 export interface CommandResult {
   code: number | null;

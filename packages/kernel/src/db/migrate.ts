@@ -33,15 +33,21 @@ export interface MigrateResult {
 
 export async function migrate(db: Database, migrations: Migration[]): Promise<MigrateResult> {
   const applied: string[] = [];
-  await db.exec(`
-    CREATE SCHEMA IF NOT EXISTS platform;
-    CREATE TABLE IF NOT EXISTS platform.migrations (
-      service text NOT NULL,
-      id text NOT NULL,
-      checksum text NOT NULL,
-      applied_at timestamptz NOT NULL DEFAULT now(),
-      PRIMARY KEY (service, id)
-    );`);
+  // Under the lock too: `IF NOT EXISTS` is no guard against a concurrent creator (PostgreSQL checks the catalog
+  // before inserting into it), so instances starting together on a fresh database failed on
+  // pg_namespace_nspname_index.
+  await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.exec(`
+      CREATE SCHEMA IF NOT EXISTS platform;
+      CREATE TABLE IF NOT EXISTS platform.migrations (
+        service text NOT NULL,
+        id text NOT NULL,
+        checksum text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (service, id)
+      );`);
+  });
   for (const migration of migrations) {
     await db.transaction(async (tx) => {
       await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);

@@ -73,9 +73,11 @@ export async function startPlatform(
 
   try {
     // An api instance never runs chains: it reads those of the devnet a worker (or `platform devnet`) runs.
+    // So does a worker that runs none because CHAIN_RPC_URLS names every devnet chain (several workers on the
+    // chains of one `platform devnet`): without the manifest it would know no SpokePool and no relayer key.
     const devnet = works ? await startDevnetIfNeeded(config, logger, { reset: options.resetDevnet }) : undefined;
     if (devnet) stops.push(() => devnet.stop());
-    const manifest = devnet ? devnet.devnet.manifest : works ? undefined : readDevnetManifest(config);
+    const manifest = devnet ? devnet.devnet.manifest : config.role === "all" ? undefined : readDevnetManifest(config);
     const chains = resolveChains(config, devnet?.chains ?? manifestChainEndpoints(manifest));
     // The devnet's (publicly known) relayer key goes to the context's `devnet`, never into `config`: the
     // crosschain relayer fills with it only when CROSSCHAIN_RELAYER_KEY is not set.
