@@ -66,6 +66,29 @@ export async function claimJobs(
   );
 }
 
+/**
+ * Extends the locks of this worker's running jobs by `lockMs` (the worker's heartbeat). Answers the ids still
+ * this worker's: a job missing from the answer was lost (its lock expired and another worker took it, or it
+ * was cancelled). Waits for a row its handler's transaction holds, so a handler's transactions must stay
+ * shorter than the lock.
+ */
+export async function extendJobLocks(
+  q: Queryable,
+  workerId: string,
+  claims: readonly JobClaim[],
+  lockMs: number,
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = await q.query<{ id: string }>(
+    `UPDATE platform.jobs j SET locked_until = now() + make_interval(secs => $4::double precision / 1000)
+     FROM unnest($2::bigint[], $3::int[]) AS c(id, claims)
+     WHERE j.id = c.id AND j.claims = c.claims AND j.state = 'active' AND j.locked_by = $1
+     RETURNING j.id::text AS id`,
+    [workerId, claims.map((c) => c.id), claims.map((c) => c.claims), lockMs],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
 /** In `tx`: the job is still this claim's (its row stays locked until `tx` ends), else `JobLockLostError`. */
 export async function assertClaim(tx: Queryable, claim: JobClaim): Promise<void> {
   const rows = await tx.query(`SELECT 1 FROM platform.jobs WHERE ${OWNED} FOR UPDATE`, claimParams(claim));

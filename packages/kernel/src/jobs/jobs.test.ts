@@ -208,6 +208,44 @@ describe("worker", () => {
     expect(await getJob(t.db, id)).toMatchObject({ attempts: 2, last_error: expect.stringMatching(/JobTimeoutError/) });
   });
 
+  it("keeps a long run's lock by heartbeats (another worker never takes it), and aborts a run whose job was lost", async () => {
+    const id = (await enqueueJob(t.db, "test.heartbeat", {})) as string;
+    const lost = (await enqueueJob(t.db, "test.heartbeat", { cancel: true })) as string;
+    const runs: string[] = [];
+    const reasons: unknown[] = [];
+    const handler = async (job: { id: string; payload: unknown; signal: AbortSignal }) => {
+      runs.push(job.id);
+      if ((job.payload as { cancel?: boolean }).cancel) {
+        await cancelJob(t.db, job.id);
+        // Ends only when the heartbeat finds the job gone and aborts the signal.
+        await new Promise<void>((resolve) => job.signal.addEventListener("abort", () => resolve()));
+        reasons.push(job.signal.reason);
+        return;
+      }
+      // Lasts many locks: only the heartbeats keep the job this run's.
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+    };
+    const workers = [0, 1].map(() =>
+      createJobWorker({
+        db: t.db,
+        logger,
+        lockMs: 300,
+        pollIntervalMs: 50,
+        queues: { "test.heartbeat": { concurrency: 2, timeoutMs: 10_000, handler } },
+      }),
+    );
+    await withWorkers(workers, () =>
+      waitFor("the long run to complete and the lost one to be aborted", async () => {
+        return (await getJob(t.db, id))?.state === "completed" && reasons.length === 1;
+      }),
+    );
+    expect(runs.filter((r) => r === id)).toEqual([id]);
+    expect(await getJob(t.db, id)).toMatchObject({ attempts: 1, claims: 1 });
+    expect(reasons[0]).toBeInstanceOf(JobLockLostError);
+    expect((await getJob(t.db, lost))?.state).toBe("cancelled");
+  });
+
   it("runs at most `concurrency` handlers of a queue at once", async () => {
     for (let i = 0; i < 8; i++) await enqueueJob(t.db, "test.bounded", { i });
     let now = 0;

@@ -19,7 +19,7 @@ const worker = createJobWorker({
   db,
   logger: createLogger({ level: "silent" }),
   workerId: "child",
-  lockGraceMs: 300,
+  lockMs: 1_000,
   queues: {
     "kill.test": {
       concurrency: 2,

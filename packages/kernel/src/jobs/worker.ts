@@ -6,7 +6,10 @@
  * of its handlers finishes, when the next queued job or recurring period it knows of comes due, and every
  * `pollIntervalMs` in case a notification was lost. At most `concurrency` handlers of a queue run at once.
  *
- * A taken job is locked for its queue's `timeoutMs` plus `lockGraceMs`. Its handler:
+ * A taken job is locked for `lockMs`, and the worker extends the locks of its running jobs every third of that
+ * (a heartbeat), so a job whose worker died is run again by another `lockMs` after the last heartbeat, however
+ * long its queue's `timeoutMs`. A heartbeat that finds a job lost (cancelled, or taken over after a pause
+ * longer than the lock) aborts its handler's signal with `JobLockLostError`. Its handler:
  * - resolves: the job is completed (unless the handler completed it itself in its own transaction);
  * - throws or outlives `timeoutMs` (its `signal` is aborted): the job is queued again after a backoff, or
  *   `dead` once `maxAttempts` are spent;
@@ -47,6 +50,7 @@ import {
   claimJobs,
   completeJob,
   enqueueDueOccurrences,
+  extendJobLocks,
   failJob,
   type JobClaim,
   type JobRecord,
@@ -103,10 +107,11 @@ export interface CreateJobWorkerParameters {
   /** The safety poll (also frees expired locks); default 5 s. */
   pollIntervalMs?: number;
   /**
-   * Added to a queue's `timeoutMs` for the lock of a taken job: how long after a worker died (or paused) its
-   * job waits before another worker may run it again; default 10 s.
+   * How long a taken job stays locked after the worker's last heartbeat (sent every third of it): how long
+   * after a worker died (or paused) its jobs wait before another worker may run them again; default 30 s.
+   * A handler's transactions must stay shorter than this (a heartbeat waits for the job's row).
    */
-  lockGraceMs?: number;
+  lockMs?: number;
   /** How long `stop()` waits for running handlers before it gives their jobs back; default 10 s. */
   stopTimeoutMs?: number;
   /** Names this worker in `locked_by` (default host:pid:random). */
@@ -148,6 +153,8 @@ export const processHolderId = () => `${hostname()}:${process.pid}:${randomUUID(
 interface Running {
   claim: JobClaim;
   abort: AbortController;
+  /** Set once the handler's transaction completed the job (a heartbeat then no longer finds it active). */
+  completed: () => boolean;
   done: Promise<void>;
   queue: string;
 }
@@ -158,7 +165,7 @@ export function createJobWorker({
   queues,
   schedules = [],
   pollIntervalMs = 5_000,
-  lockGraceMs = 10_000,
+  lockMs = 30_000,
   stopTimeoutMs = 10_000,
   workerId = processHolderId(),
   keepCompletedMs = 86_400_000,
@@ -181,6 +188,7 @@ export function createJobWorker({
   let poll: NodeJS.Timeout | undefined;
   let nextTimer: NodeJS.Timeout | undefined;
   let stopListening: (() => Promise<void>) | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   /** Set by the poll (and at start): the next drain frees expired locks and enqueues recurring occurrences. */
   let housekeepingDue = true;
 
@@ -234,7 +242,7 @@ export function createJobWorker({
         wake();
       }
     })();
-    running.set(job.id, { claim, abort, done, queue });
+    running.set(job.id, { claim, abort, done, queue, completed: () => completedInTx });
   }
 
   async function settleFailure(
@@ -283,6 +291,32 @@ export function createJobWorker({
     }
   }
 
+  /** Extends the locks of the running jobs; aborts the handlers of jobs found lost. Re-arms itself. */
+  async function beat(): Promise<void> {
+    const all = [...running.values()];
+    try {
+      const held = await extendJobLocks(
+        db,
+        workerId,
+        all.map((r) => r.claim),
+        lockMs,
+      );
+      for (const r of all) {
+        // Finished in between (completed or failed by its own run): not lost.
+        if (held.has(r.claim.id) || r.completed() || !running.has(r.claim.id)) continue;
+        log.warn({ job: r.claim.id, queue: r.queue }, "job's lock was lost while it ran: aborting its handler");
+        r.abort.abort(new JobLockLostError(r.claim.id));
+      }
+    } catch (error) {
+      lastError = error;
+      log.warn({ err: error }, "extending the running jobs' locks failed; the next heartbeat tries again");
+    }
+    if (!stopping) {
+      heartbeat = setTimeout(beat, lockMs / 3);
+      heartbeat.unref();
+    }
+  }
+
   async function drainOnce(): Promise<void> {
     if (housekeepingDue) {
       housekeepingDue = false;
@@ -294,7 +328,6 @@ export function createJobWorker({
       const concurrency = definition.concurrency ?? 1;
       const free = concurrency - runningOf(queue);
       if (free <= 0 || stopping) continue;
-      const lockMs = (definition.timeoutMs ?? 300_000) + lockGraceMs;
       const jobs = await claimJobs(db, queue, free, workerId, lockMs);
       for (const job of jobs) run(queue, job);
       if (jobs.length < free) spare = true;
@@ -361,6 +394,8 @@ export function createJobWorker({
       } catch (error) {
         log.warn({ err: error }, "listening for jobs failed; polling only");
       }
+      heartbeat = setTimeout(beat, lockMs / 3);
+      heartbeat.unref();
       poll = setInterval(() => {
         housekeepingDue = true;
         wake();
@@ -374,6 +409,7 @@ export function createJobWorker({
       stopping = true;
       clearInterval(poll);
       clearTimeout(nextTimer);
+      clearTimeout(heartbeat);
       await stopListening?.().catch((error) => log.warn({ err: error }, "unlisten failed"));
       stopListening = undefined;
       await draining;

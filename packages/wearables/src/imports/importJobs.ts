@@ -9,8 +9,8 @@
  * there without writing a sample twice (a worker whose claim was lost has its chunk refused).
  *
  * Long imports run in slices: `sliceMs` after its first chunk a run stops between chunks, completes its job
- * and enqueues the next one in one transaction, so no run nears the queue's `timeoutMs` (the kernel lock a
- * killed worker's job waits out: the kernel has no lock renewal, so the slice is what keeps it short). A file that cannot be imported fails its import with a clear error and completes its job (it
+ * and enqueues the next one in one transaction, so no run nears the queue's `timeoutMs` (a killed worker's
+ * job waits out only the kernel worker's `lockMs` after its last heartbeat, not the timeout). A file that cannot be imported fails its import with a clear error and completes its job (it
  * would fail again): the chunks committed before stay, nothing of the failing chunk does. Other errors (the
  * database, the disk) are retried with the kernel's backoff; the last attempt's error fails the import.
  *

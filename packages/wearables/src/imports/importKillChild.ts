@@ -38,7 +38,7 @@ const worker = createJobWorker({
   db,
   logger,
   pollIntervalMs: 100,
-  lockGraceMs: 100,
+  lockMs: 1_000,
   queues: { [IMPORT_QUEUE]: imports.queue },
 });
 await worker.start();

@@ -34,7 +34,7 @@ export async function drainQueue(
   definition: QueueDefinition<never>,
   options: { timeoutMs?: number } = {},
 ): Promise<void> {
-  const worker = createJobWorker({ db, logger, pollIntervalMs: 50, lockGraceMs: 200, queues: { [queue]: definition } });
+  const worker = createJobWorker({ db, logger, pollIntervalMs: 50, lockMs: 1_000, queues: { [queue]: definition } });
   await worker.start();
   try {
     await waitFor(`the jobs of ${queue} to end`, () => queueDrained(db, queue), options.timeoutMs);
