@@ -74,7 +74,12 @@ const config = kernel.loadConfig({
   },
 });
 const logger = kernel.createLogger({ level: "warn" });
-const db = await kernel.createDatabase({ url: config.databaseUrl, dataDir, logger });
+const db = await kernel.createDatabase({
+  url: config.databaseUrl,
+  dataDir,
+  pgliteSharedBuffers: config.pgliteSharedBuffers,
+  logger,
+});
 await step(`+ database open (${driver}${driver === "pglite" ? `, ${process.env.PROBE_FOLDER ?? ""}` : ""})`);
 await kernel.migrate(db, [...kernel.kernelMigrations(), ...allServices.flatMap((s) => s.migrations)]);
 await step("+ migrations");

@@ -6,7 +6,8 @@
  * - `devnet`: the same idle run with the devnet (BENCH_DEVNET_CHAINS, default `1,10`), anvil apart.
  * - `jobs`: the job layer against a bare `FOR UPDATE SKIP LOCKED` loop on the same database (`jobs.ts`).
  * - `balancer`: req/s through HAProxy to one and three `--role api` instances, and straight to one.
- * Knobs: BENCH_PARTS (`rss,jobs,balancer`; add `devnet`), BENCH_IDLE_SEC (20), BENCH_DURATION (10 s per load),
+ * Knobs: BENCH_PARTS (`rss,jobs,balancer`; add `devnet`), BENCH_IDLE_SEC (20), BENCH_IDLE_RUNS
+ * (`probe,fresh,reopened,sb128,postgres,precompiled`: which idle runs the rss part makes), BENCH_DURATION (10 s per load),
  * BENCH_JOBS (1000), BENCH_LATENCY_JOBS (200), BENCH_JOB_CONCURRENCY (4), BENCH_JOB_ROUNDS (2), BENCH_DRIVERS.
  */
 import { spawnSync } from "node:child_process";
@@ -25,6 +26,8 @@ const parts = (process.env.BENCH_PARTS ?? "rss,jobs,balancer").split(",");
 const idleSec = Number(process.env.BENCH_IDLE_SEC ?? 20);
 const durationSec = Number(process.env.BENCH_DURATION ?? 10);
 const drivers = (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",");
+/** Which `platform start` idle runs the rss part makes (all by default); `probe` = the probe by part. */
+const idleRuns = (process.env.BENCH_IDLE_RUNS ?? "probe,fresh,reopened,sb128,postgres,precompiled").split(",");
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const results: Record<string, unknown> = {};
 
@@ -40,21 +43,34 @@ if (parts.includes("rss")) {
   const runs: IdleRun[] = [];
   try {
     out("platform bench: probe by part (fresh PGlite folder, reopened, PostgreSQL)...");
-    probes.pgliteFresh = runProbe({ PROBE_DATA_DIR: probeDir, PROBE_FOLDER: "fresh", PROBE_IDLE_SEC: probeIdle });
-    probes.pgliteReopened = runProbe({ PROBE_DATA_DIR: probeDir, PROBE_FOLDER: "reopened", PROBE_IDLE_SEC: probeIdle });
-    if (postgres) {
-      await pgServer.preparePostgres({ fresh: true });
-      probes.postgres = runProbe({
-        PROBE_DRIVER: "postgres",
-        PROBE_DATABASE_URL: pgServer.url(),
+    const wanted = (run: string) => idleRuns.includes(run);
+    if (wanted("probe")) {
+      probes.pgliteFresh = runProbe({ PROBE_DATA_DIR: probeDir, PROBE_FOLDER: "fresh", PROBE_IDLE_SEC: probeIdle });
+      probes.pgliteReopened = runProbe({
         PROBE_DATA_DIR: probeDir,
+        PROBE_FOLDER: "reopened",
         PROBE_IDLE_SEC: probeIdle,
       });
+      if (postgres) {
+        await pgServer.preparePostgres({ fresh: true });
+        probes.postgres = runProbe({
+          PROBE_DRIVER: "postgres",
+          PROBE_DATABASE_URL: pgServer.url(),
+          PROBE_DATA_DIR: probeDir,
+          PROBE_IDLE_SEC: probeIdle,
+        });
+      }
     }
     out(`platform bench: platform start, idle ${idleSec} s each...`);
-    runs.push(await idleRun("PGlite, fresh folder", { DATA_DIR: dir, DEVNET: "false" }, idleSec));
-    runs.push(await idleRun("PGlite, reopened folder", { DATA_DIR: dir, DEVNET: "false" }, idleSec));
-    if (postgres) {
+    const pglite = { DATA_DIR: dir, DEVNET: "false" };
+    if (wanted("fresh")) runs.push(await idleRun("PGlite, fresh folder", pglite, idleSec));
+    else if (wanted("reopened") || wanted("sb128")) await idleRun("PGlite, first start", pglite, 0);
+    if (wanted("reopened")) runs.push(await idleRun("PGlite, reopened folder", pglite, idleSec));
+    // PGlite's own shared_buffers (128MB, what its initdb writes), against the platform's default (32MB).
+    if (wanted("sb128")) {
+      runs.push(await idleRun("PGlite, reopened, 128MB", { ...pglite, PGLITE_SHARED_BUFFERS: "128MB" }, idleSec));
+    }
+    if (postgres && wanted("postgres")) {
       await pgServer.preparePostgres({ fresh: true });
       const pgDir = mkdtempSync(join(tmpdir(), "bench-platform-rss-pg-"));
       runs.push(
@@ -62,20 +78,22 @@ if (parts.includes("rss")) {
       );
       rmSync(pgDir, { recursive: true, force: true });
     }
-    if (postgres && !process.env.BENCH_NO_PRECOMPILED) {
+    if (postgres && wanted("precompiled")) {
       // What the tsx loader costs: the same on plain JavaScript (precompile.ts).
       out("platform bench: the same, precompiled (no tsx loader), on PostgreSQL...");
       const precompiled = precompile();
-      await pgServer.preparePostgres({ fresh: true });
-      probes.postgresPrecompiled = runProbe(
-        {
-          PROBE_DRIVER: "postgres",
-          PROBE_DATABASE_URL: pgServer.url(),
-          PROBE_DATA_DIR: probeDir,
-          PROBE_IDLE_SEC: probeIdle,
-        },
-        precompiled,
-      );
+      if (wanted("probe")) {
+        await pgServer.preparePostgres({ fresh: true });
+        probes.postgresPrecompiled = runProbe(
+          {
+            PROBE_DRIVER: "postgres",
+            PROBE_DATABASE_URL: pgServer.url(),
+            PROBE_DATA_DIR: probeDir,
+            PROBE_IDLE_SEC: probeIdle,
+          },
+          precompiled,
+        );
+      }
       await pgServer.preparePostgres({ fresh: true });
       const pgDir = mkdtempSync(join(tmpdir(), "bench-platform-rss-pg-"));
       runs.push(
@@ -99,7 +117,8 @@ if (parts.includes("rss")) {
       deltaRss: i === 0 ? s.rss : Math.round((s.rss - (rows[i - 1] as ProbeStep).rss) * 10) / 10,
     }));
   };
-  results.rss = {
+  // A subset of the runs (a longer idle, say) is kept beside the default set, not over it.
+  results[process.env.BENCH_IDLE_RUNS ? `rss ${idleRuns.join(",")} ${idleSec}s` : "rss"] = {
     idleSec,
     bareNodeMiB: bare.rss,
     runs,
