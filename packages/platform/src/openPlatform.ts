@@ -51,7 +51,12 @@ export async function openPlatform(config: Config, options: OpenPlatformOptions 
     : undefined;
   let db: Database | undefined;
   try {
-    db = await createDatabase({ url: config.databaseUrl, dataDir: config.dataDir, logger });
+    db = await createDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      pgliteSharedBuffers: config.pgliteSharedBuffers,
+      logger,
+    });
     const { applied } = await migrate(db, [...kernelMigrations(), ...allServices.flatMap((s) => s.migrations)]);
     if (applied.length) logger.info({ applied }, "migrations applied");
     const opened = db;

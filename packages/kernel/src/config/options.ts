@@ -46,6 +46,17 @@ export const options = {
     parse: parseUrl(["postgres:", "postgresql:"]),
     secret: true,
   }),
+  pgliteSharedBuffers: option({
+    env: "PGLITE_SHARED_BUFFERS",
+    default: "32MB",
+    description:
+      "PostgreSQL's shared_buffers on the embedded database (resident from the start); more keeps more of a large database's pages in it.",
+    parse: (raw: string) => {
+      if (!/^[1-9]\d{0,6}(kB|MB|GB)$/.test(raw.trim()))
+        throw new ConfigError(`must be a size such as 32MB (got "${raw}")`);
+      return raw.trim();
+    },
+  }),
   redisUrl: option<string | undefined>({
     env: "REDIS_URL",
     default: undefined,

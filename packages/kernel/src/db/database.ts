@@ -39,6 +39,8 @@ export interface CreateDatabaseParameters {
   dataDir: string;
   /** Pool size for PostgreSQL. */
   maxConnections?: number;
+  /** PGlite's `shared_buffers` (PGLITE_SHARED_BUFFERS), e.g. `32MB`; default `DEFAULT_PGLITE_SHARED_BUFFERS`. */
+  pgliteSharedBuffers?: string | undefined;
   logger?: Logger;
 }
 
@@ -55,5 +57,5 @@ export async function createDatabase(parameters: CreateDatabaseParameters): Prom
   const { createPgliteDatabase } = await import("./pglite.ts");
   const dir = parameters.dataDir === "memory" ? undefined : join(parameters.dataDir, "pglite");
   if (dir) mkdirSync(dir, { recursive: true });
-  return createPgliteDatabase(dir);
+  return createPgliteDatabase(dir, { sharedBuffers: parameters.pgliteSharedBuffers });
 }
