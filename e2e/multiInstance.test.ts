@@ -16,7 +16,7 @@
  * set (CI's second pass sets both, `.ci/run`, which installs haproxy); then a missing haproxy fails the suite.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -203,28 +203,14 @@ if (databaseAndRedis && haproxyInstalled()) {
       headers.set("X-Service-API-Key", keys.wearables as string);
       return fetch(`${origin.wearables}/api/v1${path}`, { ...init, headers });
     };
-    /**
-     * The relayer's lease of chain B (`crosschain.relayer:<chain>:<relayer address>` in kernel's `platform.leases`;
-     * before that table held it, crosschain's own `relayer_leases`, read when the first has no such row), with
-     * the pid of its holder (`host:pid:random`).
-     */
+    /** The relayer's lease of chain B (`crosschain.relayer:<chain>:<relayer address>`), with its holder's pid (`host:pid:random`). */
     const relayerLease = async (): Promise<{ name: string; holder: string; pid: number } | undefined> => {
-      const relayer = manifest.accounts.relayer.address.toLowerCase();
-      const name = `crosschain.relayer:${B}:${relayer}`;
-      const q = (db as Database).query.bind(db as Database);
-      let [row] = await q<{ name: string; holder: string }>(
+      const name = `crosschain.relayer:${B}:${manifest.accounts.relayer.address.toLowerCase()}`;
+      const [row] = await (db as Database).query<{ name: string; holder: string }>(
         `SELECT name, holder FROM platform.leases
          WHERE name = $1 AND holder IS NOT NULL AND expires_at > clock_timestamp()`,
         [name],
       );
-      const [old] = await q<{ t: string | null }>("SELECT to_regclass('crosschain.relayer_leases')::text AS t");
-      if (!row && old?.t) {
-        [row] = await q<{ name: string; holder: string }>(
-          `SELECT $1::text AS name, holder FROM crosschain.relayer_leases
-           WHERE relayer = decode($2, 'hex') AND destination_chain_id = $3 AND expires_at > clock_timestamp()`,
-          [name, relayer.slice(2), B],
-        );
-      }
       return row ? { ...row, pid: Number(row.holder.split(":").at(-2)) } : undefined;
     };
     /** The FilledRelay events of a deposit from A on B's SpokePool (the chain's own record of fills). */
@@ -633,16 +619,13 @@ if (databaseAndRedis && haproxyInstalled()) {
           "SELECT origin_chain_id, deposit_id::text, state, nonce, attempts, last_error, updated_at FROM crosschain.relayer_fills",
         );
         const leases = await (db as Database).query("SELECT * FROM platform.leases");
-        const old = await (db as Database).query(
-          "SELECT destination_chain_id, holder, expires_at FROM crosschain.relayer_leases",
-        );
         const logs = survivor
           .stdout()
           .split("\n")
           .filter((l) => /relayer|"level":[45]0/.test(l))
           .slice(-40);
         throw new Error(
-          `${error.message}\nintents ${JSON.stringify(intents)}\nleases ${JSON.stringify(leases)}\nold ${JSON.stringify(old)}\n${logs.join("\n")}`,
+          `${error.message}\nintents ${JSON.stringify(intents)}\nleases ${JSON.stringify(leases)}\n${logs.join("\n")}`,
         );
       });
       const after = await sdkDeposit("120");
@@ -710,8 +693,9 @@ if (databaseAndRedis && haproxyInstalled()) {
             bytes_read: number;
           },
         (s) => s.state === "completed" || s.state === "failed",
-        // A job the killed worker was running resumes once its lease (the import runner's 60 s) has expired.
-        100_000,
+        // A job the killed worker was running resumes once its lock (kernel worker's lockMs, 30 s after its
+        // last heartbeat) has expired.
+        60_000,
         250,
       );
       expect(status).toMatchObject({ state: "completed", bytes_read: Buffer.byteLength(importedXml) });
@@ -722,11 +706,15 @@ if (databaseAndRedis && haproxyInstalled()) {
         [task.user_id],
       );
       expect(row).toEqual({ jobs: 1, samples: status.samples_written });
-      // Known gap, reported rather than asserted: the upload was stored under the receiving api instance's
-      // DATA_DIR (an absolute path in the job's row, which the worker read), and a runner deletes only the files
-      // under its own DATA_DIR, so the worker leaves it there.
-      const left = readdirSync(join(env.DATA_DIR as string, "wearables", "imports"));
-      if (left.length > 0) process.stderr.write(`multiInstance: uploads left after their import: ${left.join(", ")}\n`);
+      // The upload lived in the database (any worker reads it) until its import ended, and nothing of it stays:
+      // not in the database, not in the receiving api instance's folder.
+      const [files] = await (db as Database).query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM wearables.import_files WHERE import_id = $1",
+        [task.task_id],
+      );
+      expect(files?.n).toBe(0);
+      const uploads = join(env.DATA_DIR as string, "wearables", "imports");
+      expect(existsSync(uploads) ? readdirSync(uploads) : []).toEqual([]);
     });
 
     it("answers chainstats after the kill", async () => {

@@ -3,7 +3,7 @@
  * Health export.xml or export.zip), `POST /users/{user_id}/import/{fit|gpx|tcx}` (ours), both answering the
  * anchor's `{status: "processing", task_id, user_id}` with 200 as it does, and
  * `GET /users/{user_id}/imports/{task_id}` (the job's progress and errors). The upload is streamed to disk
- * (@fastify/multipart, with the size limit) and imported by the import runner in the background.
+ * (@fastify/multipart, with the size limit) and imported in the background by a `wearables.import` job on kernel's job layer.
  */
 import multipart from "@fastify/multipart";
 import { HttpError, type HttpServer } from "@platform/kernel";
