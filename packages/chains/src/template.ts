@@ -29,12 +29,16 @@ const require = createRequire(import.meta.url);
 function templateKey(): string {
   const h = createHash("sha256");
   h.update(artifactsDigest());
-  for (const file of ["deploy.ts", "template.ts", "accounts.ts", "uniswapV3.ts"]) {
-    try {
-      h.update(readFileSync(fileURLToPath(new URL(`./${file}`, import.meta.url))));
-    } catch {
-      h.update(file); // running from a bundle: artifacts + anvil version still key the cache
-    }
+  // The sources, or their JavaScript build (packages/platform/build/compile.mjs) when the platform runs that.
+  for (const name of ["deploy", "template", "accounts", "uniswapV3"]) {
+    const code = [`./${name}.ts`, `./${name}.js`].map((file) => {
+      try {
+        return readFileSync(fileURLToPath(new URL(file, import.meta.url)));
+      } catch {
+        return undefined;
+      }
+    });
+    h.update(code.find((c) => c !== undefined) ?? name);
   }
   try {
     const anvilDir = dirname(require.resolve("@foundry-rs/anvil/package.json"));

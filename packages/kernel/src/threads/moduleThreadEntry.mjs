@@ -1,8 +1,10 @@
-// First file of every module thread (moduleThread.ts): the platform runs its TypeScript sources through
-// tsx's loader without a build step, and a worker thread needs the loader registered in its own right
-// (it does not inherit the main thread's), so this plain module registers it, then imports the module.
+// First file of every module thread (moduleThread.ts). A thread does not inherit the main thread's loader:
+// a TypeScript module (tests, PLATFORM_TSX=1) needs tsx's loader registered here; the platform's JavaScript
+// build (packages/platform/build/compile.mjs) needs none, and saves the loader's isolate in every thread.
 import { workerData } from "node:worker_threads";
-import { register } from "tsx/esm/api";
 
-register();
+if (workerData.module.endsWith(".ts")) {
+  const { register } = await import("tsx/esm/api");
+  register();
+}
 await import(workerData.module);
