@@ -57,6 +57,16 @@ describe("assembleSleepSessions", () => {
     expect(s?.sleep.details.totalDurationMinutes).toBe(300);
   });
 
+  it("never reports more minutes asleep than the session lasts (750 s: 12 min, not 13)", () => {
+    const [one] = assembleSleepSessions([rec(0, 12.5, "light")]);
+    expect(one?.sleep.end - (one?.sleep.start ?? 0)).toBe(750_000);
+    expect(one?.sleep.details).toMatchObject({ totalDurationMinutes: 12, timeInBedMinutes: 12, lightMinutes: 12 });
+    const [split] = assembleSleepSessions([rec(0, 6.25, "light"), rec(6.25, 12.5, "deep")]);
+    const d = split?.sleep.details;
+    expect(d).toMatchObject({ totalDurationMinutes: 12, timeInBedMinutes: 12, lightMinutes: 6, deepMinutes: 6 });
+    expect((d?.totalDurationMinutes ?? 0) * 60).toBeLessThanOrEqual(750);
+  });
+
   it("maps Apple's sleep values to the anchor's stages", () => {
     expect(appleSleepStage("HKCategoryValueSleepAnalysisAsleepCore")).toBe("light");
     expect(appleSleepStage("HKCategoryValueSleepAnalysisAsleepUnspecified")).toBe("sleeping");

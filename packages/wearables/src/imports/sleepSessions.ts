@@ -90,7 +90,10 @@ function toSession(sourceKey: string, records: SleepStageRecord[], napMaxMinutes
   const minutesOf = (keep: (s: SleepStage) => boolean) => unionMs(records.filter((r) => keep(r.stage))) / 60_000;
   const asleep = minutesOf((s) => ASLEEP.has(s));
   const inBed = (end - start) / 60_000;
-  const round = (m: number) => Math.round(m);
+  // Each figure is its exact length (ms) rounded once to whole minutes, and never more than the session's
+  // whole minutes: a 750 s session is 12 min in bed and at most 12 min asleep, not 13 (780 s).
+  const sessionMinutes = Math.floor(inBed);
+  const round = (m: number) => Math.min(Math.round(m), sessionMinutes);
   return {
     sourceKey,
     night: localDate(end, first.offsetMinutes),
