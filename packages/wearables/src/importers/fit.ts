@@ -12,6 +12,7 @@
 import { Decoder, type FitMessages, Stream, Utils } from "@garmin/fitsdk";
 import type { WorkoutDetailsInput } from "../store/healthDataWriter.ts";
 import {
+  boundDetails,
   detailsFromSamples,
   formatZoneOffset,
   MAX_TRACK_POINTS,
@@ -97,10 +98,13 @@ export function parseFit(bytes: Uint8Array): WorkoutFileImport {
   if (!span) throw fail("no_data", "FIT file has no session, lap or timed record: nothing to import");
 
   const fromSession = detailsOfSessions(sessions.length > 0 ? sessions : laps);
-  const details = preferDetails(fromSession, {
-    ...detailsFromSamples(collector),
-    distance: lastDistance === null ? null : round(lastDistance, 2),
-  });
+  const details = boundDetails(
+    preferDetails(boundDetails(fromSession, collector), {
+      ...detailsFromSamples(collector),
+      distance: lastDistance === null ? null : round(lastDistance, 2),
+    }),
+    collector,
+  );
 
   const creator = messages.deviceInfoMesgs?.find((d) => d.deviceIndex === "creator" || d.deviceIndex === 0);
   const manufacturer = String(fileId?.manufacturer ?? creator?.manufacturer ?? "");

@@ -6,6 +6,7 @@
  * Speed samples are only what the file records: point-to-point GPS speed is too noisy to store as measured.
  */
 import {
+  boundDetails,
   detailsFromSamples,
   formatZoneOffset,
   haversineMeters,
@@ -171,7 +172,7 @@ function buildGpxImport(
       }
     : {};
   const sampled = detailsFromSamples(collector);
-  const details = preferDetails(fromTrack, sampled);
+  const details = boundDetails(preferDetails(boundDetails(fromTrack, collector), sampled), collector);
   return {
     device: {
       provider: providerOf(meta.creator),
@@ -180,7 +181,7 @@ function buildGpxImport(
       originalSourceName: meta.creator ? meta.creator.slice(0, 100) : null,
     },
     workout: {
-      type: workoutTypeOfSportText(meta.trackType ?? meta.trackName),
+      type: gpxWorkoutType(meta.trackType, meta.trackName),
       start,
       end,
       zoneOffset: offset === null ? null : formatZoneOffset(offset),
@@ -190,4 +191,39 @@ function buildGpxImport(
     samples: collector.samples,
     warnings: collector.warnings,
   };
+}
+
+/**
+ * Strava's GPX export writes its activity type as a number in `<type>` (the order of Strava's ActivityType
+ * enum: 1 Ride, 4 Hike, 9 Run, 10 Walk, 16 Swim, …); other writers use words (`running`, `cycling`).
+ */
+const STRAVA_TYPE_CODES: Record<string, string> = {
+  "1": "cycling",
+  "2": "alpine_skiing",
+  "3": "backcountry_skiing",
+  "4": "hiking",
+  "5": "ice_skating",
+  "6": "inline_skating",
+  "7": "cross_country_skiing",
+  "8": "cross_country_skiing",
+  "9": "running",
+  "10": "walking",
+  "12": "snowboarding",
+  "13": "snowshoeing",
+  "14": "kitesurfing",
+  "15": "windsurfing",
+  "16": "swimming",
+  "17": "indoor_cycling",
+  "18": "e_biking",
+};
+
+/** The workout type of a GPX track: its `<type>` (Strava's number or a word), else words in its name. */
+export function gpxWorkoutType(trackType: string | null, trackName: string | null): string {
+  const code = trackType?.trim() ?? "";
+  if (/^\d+$/.test(code)) {
+    const t = STRAVA_TYPE_CODES[String(Number(code))];
+    return t ?? workoutTypeOfSportText(trackName);
+  }
+  const byType = workoutTypeOfSportText(trackType);
+  return byType === "other" && trackName ? workoutTypeOfSportText(trackName) : byType;
 }

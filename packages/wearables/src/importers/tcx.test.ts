@@ -125,6 +125,47 @@ describe("parseTcx", () => {
     ]);
   });
 
+  it("drops impossible lap figures (Movescount's MaximumSpeed 18720) with a counted warning, the samples' stand in", async () => {
+    const f = makeWorkoutFixture({ seconds: 20 });
+    const doc = writeTcxFile(f, { laps: 2 }).replace(
+      /<MaximumSpeed>[^<]*<\/MaximumSpeed>/,
+      "<MaximumSpeed>18720</MaximumSpeed>",
+    );
+    const huge = doc.replace(/<DistanceMeters>([^<]*)<\/DistanceMeters>/, "<DistanceMeters>99999999</DistanceMeters>");
+    const r = await parseTcx(huge);
+    expect(r.workout.details.maxSpeed).toBe(Math.max(...f.points.map((p) => p.speed as number)));
+    expect(r.workout.details.distance).toBe(f.points[19]?.distance);
+    expect(r.warnings).toEqual([
+      { code: "out_of_range:distance", message: "distance outside 0..5000000 m dropped", count: 1 },
+      { code: "out_of_range:maxSpeed", message: "maximum speed outside 0..100 m/s dropped", count: 1 },
+    ]);
+  });
+
+  it("reads a file with blank space or a BOM before its XML declaration (Polar V800 via Strava)", async () => {
+    const f = makeWorkoutFixture({ seconds: 10 });
+    const doc = writeTcxFile(f, { laps: 1 });
+    for (const prefixed of [`          ${doc}`, `\uFEFF${doc}`, `\uFEFF \r\n\t${doc}`]) {
+      const r = await parseTcx(prefixed);
+      expect(r.samples.length).toBeGreaterThan(0);
+      const bytes = await parseTcx(new TextEncoder().encode(prefixed));
+      expect(bytes.workout).toEqual(r.workout);
+    }
+    expect((await errorOf(parseTcx(`x${doc}`))).code).toBe("malformed");
+  });
+
+  it("starts with the first lap, not at an earlier <Id>, and knows vívoactive as Garmin", async () => {
+    const f = makeWorkoutFixture({ seconds: 10 });
+    const doc = writeTcxFile(f, { laps: 1 })
+      .replace(/<Id>[^<]*<\/Id>/, `<Id>${new Date(f.start - 600_000).toISOString()}</Id>`)
+      .replace(/<Creator xsi:type="Device_t">\s*<Name>[^<]*<\/Name>/, '<Creator xsi:type="Device_t"><Name>vívoactive HR</Name>')
+      .replace("<Name>Connect Api</Name>", "<Name>Some App</Name>");
+    const r = await parseTcx(doc);
+    expect(r.workout.start).toBe(f.start);
+    expect(r.workout.end).toBe(f.start + 10_000);
+    expect(r.device.provider).toBe("garmin");
+    expect(r.device.deviceModel).toBe("vívoactive HR");
+  });
+
   it("refuses malformed, truncated, hostile and foreign files", async () => {
     expect((await errorOf(parseTcx(text.slice(0, 3000)))).code).toBe("malformed");
     expect((await errorOf(parseTcx(new Uint8Array([0xff, 0xfe, 0x00, 0x41])))).code).toBe("malformed");

@@ -7,6 +7,7 @@
  */
 import type { WorkoutDetailsInput } from "../store/healthDataWriter.ts";
 import {
+  boundDetails,
   detailsFromSamples,
   formatZoneOffset,
   MAX_TRACK_POINTS,
@@ -211,7 +212,10 @@ export async function parseTcx(input: XmlInput): Promise<WorkoutFileImport> {
   }
 
   const lapStarts = laps.map((l) => l.start).filter((s): s is number => s !== null);
-  const starts = [...lapStarts, ...times, ...(activityId === null ? [] : [activityId])];
+  // The activity's <Id> is only its name (often when the device was switched on, before the first lap):
+  // the workout starts with its first lap or trackpoint, and at <Id> only when it has neither.
+  const starts = [...lapStarts, ...times];
+  if (starts.length === 0 && activityId !== null) starts.push(activityId);
   if (starts.length === 0) throw new WorkoutFileError("tcx", "no_data", "TCX activity has no start time");
   const start = Math.min(...starts);
   const lapEnds = laps
@@ -219,10 +223,13 @@ export async function parseTcx(input: XmlInput): Promise<WorkoutFileImport> {
     .map((l) => (l.start as number) + Math.round((l.totalTimeSeconds as number) * 1000));
   const end = Math.max(start, ...lapEnds, ...times);
 
-  const details = preferDetails(detailsOfLaps(laps), {
-    ...detailsFromSamples(collector),
-    distance: lastDistance === null ? null : round(lastDistance, 2),
-  });
+  const details = boundDetails(
+    preferDetails(boundDetails(detailsOfLaps(laps), collector), {
+      ...detailsFromSamples(collector),
+      distance: lastDistance === null ? null : round(lastDistance, 2),
+    }),
+    collector,
+  );
   // Assigned inside the handlers, which TypeScript's narrowing does not see.
   const creator = creatorName as string | null;
   const author = authorName as string | null;

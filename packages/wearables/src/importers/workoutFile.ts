@@ -118,6 +118,51 @@ export class SampleCollector {
   }
 }
 
+/**
+ * Physically possible workout-level figures (a file's laps and sessions, or what is derived from its samples):
+ * the per-sample bounds for heart rate, speed, power, cadence and elevation, and for amounts a limit no workout
+ * reaches that also keeps inside the `workout_details` columns (distance numeric(10,3), speeds numeric(7,3),
+ * watts and cadence numeric(7,2), heart rate numeric(5,2)/integer, steps and moving time integer).
+ */
+const DETAIL_BOUNDS: Record<keyof WorkoutDetailsInput, Bounds> = {
+  heartRateMin: { ...(BOUNDS[SERIES.heartRate] as Bounds), label: "minimum heart rate" },
+  heartRateMax: { ...(BOUNDS[SERIES.heartRate] as Bounds), label: "maximum heart rate" },
+  heartRateAvg: { ...(BOUNDS[SERIES.heartRate] as Bounds), label: "average heart rate" },
+  energyBurned: { min: 0, max: 100_000, label: "energy", unit: "kcal" },
+  distance: { min: 0, max: 5_000_000, label: "distance", unit: "m" },
+  stepsCount: { min: 0, max: 5_000_000, label: "steps", unit: "steps" },
+  maxSpeed: { ...(BOUNDS[SERIES.speed] as Bounds), label: "maximum speed" },
+  averageSpeed: { ...(BOUNDS[SERIES.speed] as Bounds), label: "average speed" },
+  maxWatts: { ...(BOUNDS[SERIES.power] as Bounds), label: "maximum power" },
+  averageWatts: { ...(BOUNDS[SERIES.power] as Bounds), label: "average power" },
+  averageCadence: { ...(BOUNDS[SERIES.cadence] as Bounds), label: "average cadence" },
+  movingTimeSeconds: { min: 0, max: 1_000_000, label: "moving time", unit: "s" },
+  totalElevationGain: { min: 0, max: 100_000, label: "elevation gain", unit: "m" },
+  elevHigh: { ...(BOUNDS[SERIES.elevation] as Bounds), label: "maximum elevation" },
+  elevLow: { ...(BOUNDS[SERIES.elevation] as Bounds), label: "minimum elevation" },
+};
+
+/**
+ * `details` without its impossible figures (set to null and counted on `collector` under
+ * `out_of_range:<field>`, as impossible samples are), so that the samples' figure can stand in for them.
+ * A heart rate of 0 is a device's "no sensor": dropped too (null, not 0).
+ */
+export function boundDetails(details: WorkoutDetailsInput, collector: SampleCollector): WorkoutDetailsInput {
+  const out: WorkoutDetailsInput = { ...details };
+  for (const key of Object.keys(out) as (keyof WorkoutDetailsInput)[]) {
+    const v = out[key];
+    if (v === null || v === undefined) continue;
+    const b = DETAIL_BOUNDS[key];
+    if (Number.isFinite(v) && (!b || (v >= b.min && v <= b.max))) continue;
+    out[key] = null;
+    collector.warn(
+      `out_of_range:${key}`,
+      b ? `${b.label} outside ${b.min}..${b.max} ${b.unit} dropped` : `${key} not finite dropped`,
+    );
+  }
+  return out;
+}
+
 /** Rounds to `digits` decimals (FIT scales leave binary noise such as 123.39999999999998). */
 export const round = (v: number, digits = 3): number => {
   const f = 10 ** digits;
@@ -223,12 +268,16 @@ export function parseXmlInstant(text: string): { ms: number; offsetMinutes: numb
 
 /** The anchor's provider of a device maker named in a file, `unknown` when it is none of the anchor's. */
 export function providerOf(maker: string | null | undefined): string {
-  const m = (maker ?? "").toLowerCase();
+  // Garmin writes its models with their accents (vívoactive, fēnix): compare without diacritics.
+  const m = (maker ?? "")
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase();
   for (const p of ["garmin", "polar", "suunto", "strava", "whoop", "fitbit", "oura", "samsung", "google"]) {
     if (m.includes(p)) return p;
   }
   if (m.includes("apple") || m.includes("iphone") || m.includes("health")) return "apple";
-  if (/forerunner|fenix|f\u0113nix|edge \d|venu|vivoactive|epix|instinct|enduro/.test(m)) return "garmin";
+  if (/forerunner|fenix|edge \d|venu|vivoactive|vivosmart|vivofit|epix|instinct|enduro/.test(m)) return "garmin";
   return "unknown";
 }
 

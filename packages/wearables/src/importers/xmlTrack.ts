@@ -49,7 +49,16 @@ export async function readXml(kind: WorkoutFileKind, input: XmlInput, handlers: 
   });
   const label = kind.toUpperCase();
   try {
-    for await (const chunk of xmlChunks(input)) {
+    // Devices and exporters put a BOM or blank lines before the XML declaration (a Polar V800 TCX via Strava has
+    // ten spaces), which XML forbids; what comes before the first `<` is dropped when it is only that.
+    let head = true;
+    for await (const raw of xmlChunks(input)) {
+      let chunk = raw;
+      if (head) {
+        chunk = chunk.replace(/^[\uFEFF\s]+/, "");
+        if (chunk === "") continue;
+        head = false;
+      }
       parser.write(chunk);
       if (failure) break;
     }
