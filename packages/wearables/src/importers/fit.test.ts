@@ -134,6 +134,26 @@ describe("parseFit", () => {
     expect(r.warnings).toEqual([
       { code: "out_of_range:1", message: "heart rate values outside 20..250 bpm dropped", count: 2 },
       { code: "out_of_range:210", message: "latitude values outside -90..90 ° dropped", count: 1 },
+      // The session's extremes, computed over the same impossible values, are dropped too: the samples' stand in.
+      { code: "out_of_range:heartRateMin", message: "minimum heart rate outside 20..250 bpm dropped", count: 1 },
+      { code: "out_of_range:heartRateMax", message: "maximum heart rate outside 20..250 bpm dropped", count: 1 },
+    ]);
+    const hr = [...series(r, SERIES.heartRate).values()];
+    expect(r.workout.details).toMatchObject({ heartRateMin: Math.min(...hr), heartRateMax: Math.max(...hr) });
+  });
+
+  it("reports no heart rate (null, not 0) for a ride without a sensor (HR 0 in records and session)", () => {
+    const f = makeWorkoutFixture({ seconds: 20, sport: "cycling", withPower: true });
+    for (const p of f.points) (p as { hr: number }).hr = 0;
+    const r = parseFit(writeFitFile(f));
+    expect(series(r, SERIES.heartRate).size).toBe(0);
+    expect(r.workout.details).toMatchObject({ heartRateMin: null, heartRateMax: null, heartRateAvg: null });
+    expect(r.workout.details.averageWatts).toBeGreaterThan(0);
+    expect(r.warnings.map((w) => [w.code, w.count])).toEqual([
+      ["out_of_range:1", 20],
+      ["out_of_range:heartRateMin", 1],
+      ["out_of_range:heartRateMax", 1],
+      ["out_of_range:heartRateAvg", 1],
     ]);
   });
 

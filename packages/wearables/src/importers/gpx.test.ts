@@ -121,7 +121,10 @@ describe("parseGpx", () => {
       { code: "out_of_range:210", message: "latitude values outside -90..90 ° dropped", count: 1 },
       { code: "out_of_range:211", message: "longitude values outside -180..180 ° dropped", count: 1 },
       { code: "point_without_time", message: "track points without a valid <time> dropped", count: 1 },
+      // The fixture's loop (2.4 km) in 9 s: the track's average speed is impossible too.
+      { code: "out_of_range:averageSpeed", message: "average speed outside 0..100 m/s dropped", count: 1 },
     ]);
+    expect(r.workout.details.averageSpeed).toBeLessThan(5); // the samples' mean stands in
     expect(r.workout.end).toBe(f.points[8]?.at);
   });
 
@@ -135,6 +138,21 @@ describe("parseGpx", () => {
     expect(r.workout.zoneOffset).toBe("+02:00");
     expect(r.workout.start).toBe(f.start - 2 * 3600_000);
     expect(r.samples[0]?.zoneOffsetMinutes).toBe(120);
+  });
+
+  it("maps Strava's numeric <type> codes and its words", async () => {
+    const f = makeWorkoutFixture({ seconds: 5 });
+    const typeOf = async (type: string, name?: string) =>
+      (await parseGpx(writeGpxFile(f, { creator: "StravaGPX", type, ...(name ? { name } : {}) }))).workout.type;
+    expect(await typeOf("16")).toBe("swimming");
+    expect(await typeOf("1")).toBe("cycling");
+    expect(await typeOf("9")).toBe("running");
+    expect(await typeOf("10")).toBe("walking");
+    expect(await typeOf("4")).toBe("hiking");
+    expect(await typeOf("cycling")).toBe("cycling");
+    expect(await typeOf("running")).toBe("running");
+    expect(await typeOf("999", "Morning Swim")).toBe("swimming");
+    expect(await typeOf("999", "Lunch")).toBe("other");
   });
 
   it("refuses malformed, truncated, hostile and foreign XML with a clear error", async () => {

@@ -157,7 +157,10 @@ describe("parseTcx", () => {
     const f = makeWorkoutFixture({ seconds: 10 });
     const doc = writeTcxFile(f, { laps: 1 })
       .replace(/<Id>[^<]*<\/Id>/, `<Id>${new Date(f.start - 600_000).toISOString()}</Id>`)
-      .replace(/<Creator xsi:type="Device_t">\s*<Name>[^<]*<\/Name>/, '<Creator xsi:type="Device_t"><Name>vívoactive HR</Name>')
+      .replace(
+        /<Creator xsi:type="Device_t">\s*<Name>[^<]*<\/Name>/,
+        '<Creator xsi:type="Device_t"><Name>vívoactive HR</Name>',
+      )
       .replace("<Name>Connect Api</Name>", "<Name>Some App</Name>");
     const r = await parseTcx(doc);
     expect(r.workout.start).toBe(f.start);
