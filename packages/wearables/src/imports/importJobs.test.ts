@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createLogger, type Database, kernelMigrations, listJobs, migrate, retryJob } from "@platform/kernel";
 import { createTestDatabase, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { parseTcx } from "../importers/tcx.ts";
 import { wearablesService } from "../index.ts";
 import { createImportsService } from "../services/imports.ts";
 import { createImportJobsRepository, type ImportJobRow } from "../store/importJobsRepository.ts";
@@ -18,6 +19,7 @@ import { writeFitFile } from "../testing/fitFile.ts";
 import { writeGpxFile } from "../testing/gpxFile.ts";
 import { importSnapshot } from "../testing/importSnapshot.ts";
 import { drainQueue } from "../testing/jobWorkers.ts";
+import { writeTcxFile } from "../testing/tcxFile.ts";
 import { makeWorkoutFixture } from "../testing/workoutFixture.ts";
 import { openExportXmlInZip } from "./exportZip.ts";
 import { createImportQueue, IMPORT_QUEUE, type ImportJobHooks } from "./importJobs.ts";
@@ -334,6 +336,49 @@ describe("workout file import jobs", () => {
     expect(failed.errors[0]?.message).toMatch(/CRC/i);
     const [{ n } = { n: 0 }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples");
     expect(n).toBe(0);
+  });
+});
+
+describe("workout files the database would refuse", () => {
+  it("fails a file whose workout overflows a column before writing any sample (not after the first chunks)", async () => {
+    const fixture = makeWorkoutFixture({ seconds: 60 });
+    const good = await parseTcx(writeTcxFile(fixture));
+    // What a parser letting through an impossible figure answers (Movescount's lap MaximumSpeed 18720 was one).
+    const parser = () => ({
+      ...good,
+      workout: { ...good.workout, details: { ...good.workout.details, maxSpeed: 18720 } },
+    });
+    const queued = await queue(file("overflow.tcx", "<TrainingCenterDatabase/>"), "tcx");
+    await drainQueue(
+      db,
+      logger,
+      IMPORT_QUEUE,
+      createImportQueue({
+        db,
+        logger,
+        chunkItems: 50,
+        backoff: { baseMs: 10, maxMs: 50 },
+        workoutFileParsers: { tcx: parser },
+      }).queue,
+    );
+    const failed = await job(queued.id);
+    expect(failed.state).toBe("failed");
+    expect(failed.errors[0]?.message).toMatch(/numeric field overflow/);
+    expect(failed).toMatchObject({ samples_written: 0, events_written: 0 });
+    const [{ n } = { n: 0 }] = await db.query<{ n: number }>(
+      "SELECT (SELECT count(*) FROM wearables.samples) + (SELECT count(*) FROM wearables.events) AS n",
+    );
+    expect(Number(n)).toBe(0);
+  });
+
+  it("imports the Movescount case: impossible lap speeds dropped and counted, the rest written", async () => {
+    const fixture = makeWorkoutFixture({ seconds: 60 });
+    const tcx = writeTcxFile(fixture, { laps: 2 }).replace(/<MaximumSpeed>[^<]*</g, "<MaximumSpeed>18720<");
+    const queued = await queue(file("movescount.tcx", tcx));
+    await runImports(50);
+    expect(await job(queued.id)).toMatchObject({ state: "completed", events_written: 1 });
+    const [row] = await db.query<{ max_speed: string }>("SELECT max_speed FROM wearables.workout_details");
+    expect(Number(row?.max_speed)).toBe(Math.max(...fixture.points.map((p) => p.speed as number)));
   });
 });
 

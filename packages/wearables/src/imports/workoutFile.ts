@@ -3,7 +3,9 @@
  * parsers (`src/importers/{fit,gpx,tcx}.ts`: file bytes → `WorkoutFileImport`); this writes what they answer
  * through the import job: the samples in chunks (each with the job's checkpoint, the number of samples behind
  * it), then the workout with the last chunk. A file the parser refuses fails the job with the parser's message
- * and writes nothing (parsing happens before the first chunk).
+ * and writes nothing (parsing happens before the first chunk); so does a workout the database refuses (a
+ * value overflowing its column): the first chunk's transaction writes the workout on trial (a savepoint rolled
+ * back) before any sample, so it fails before anything is committed, never after thousands of samples.
  */
 import { readFile, stat } from "node:fs/promises";
 import { parseFit } from "../importers/fit.ts";
@@ -47,6 +49,11 @@ export async function importWorkoutFile(
     await context.commit(
       async (tx) => {
         const source = await writer.ensureDataSource(tx, job.user_id, parsed.device);
+        if (from === 0 && !last) {
+          await tx.query("SAVEPOINT workout_file_trial");
+          await writer.writeWorkout(tx, job.user_id, source, parsed.workout);
+          await tx.query("ROLLBACK TO SAVEPOINT workout_file_trial");
+        }
         const samples = await writer.writeSamples(tx, source, parsed.samples.slice(from, to));
         if (!last) return { samples, events: 0 };
         await writer.writeWorkout(tx, job.user_id, source, parsed.workout);
