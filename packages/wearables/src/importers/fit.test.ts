@@ -2,11 +2,12 @@
  * FIT files written with Garmin's SDK Encoder, read back value by value: the device, the workout and its
  * totals, every per-second sample; impossible values dropped and counted; damaged files refused whole.
  */
-import { Encoder } from "@garmin/fitsdk";
+import { Decoder, Encoder, Stream } from "@garmin/fitsdk";
 import { describe, expect, it } from "vitest";
-import { putMesg, writeFitFile } from "../testing/fitFile.ts";
+import { putMesg, writeCompressedTimestampFitFile, writeFitFile } from "../testing/fitFile.ts";
 import { makeWorkoutFixture } from "../testing/workoutFixture.ts";
 import { parseFit, workoutTypeOfFitSport } from "./fit.ts";
+import { expandCompressedTimestamps } from "./fitCompressedTimestamps.ts";
 import { elevationGain, SERIES, WorkoutFileError, type WorkoutFileImport } from "./workoutFile.ts";
 
 const series = (r: WorkoutFileImport, type: number) =>
@@ -174,6 +175,27 @@ describe("parseFit", () => {
     const empty = new Encoder();
     putMesg(empty, "FILE_ID", { type: "activity", manufacturer: "garmin", product: 1, timeCreated: new Date() });
     expect(errorOf(() => parseFit(empty.close())).code).toBe("no_data");
+  });
+
+  it("decodes compressed-timestamp records (which Garmin's SDK refuses) at their full times", () => {
+    const f = makeWorkoutFixture({ seconds: 100, start: Date.UTC(2026, 2, 1, 6, 30, 17) });
+    const compressed = writeCompressedTimestampFitFile(f, 40);
+    const sdk = new Decoder(Stream.fromByteArray(compressed)).read();
+    expect(String(sdk.errors[0])).toMatch(/compressed timestamp messages are not currently supported/);
+    const r = parseFit(compressed);
+    expect(r.warnings).toEqual([]);
+    expect(r.workout).toMatchObject({ type: "other", start: f.start, end: f.start + 99_000 });
+    expect(r.device).toMatchObject({ provider: "garmin" });
+    const hr = series(r, SERIES.heartRate);
+    const speed = series(r, SERIES.speed);
+    expect(hr.size).toBe(100);
+    for (const p of f.points) {
+      expect(hr.get(p.at)).toBe(p.hr);
+      expect(speed.get(p.at)).toBe(Math.round((p.speed as number) * 1000) / 1000);
+    }
+    expect(r.workout.details.distance).toBe(f.points[99]?.distance);
+    // A file without compressed records is left byte for byte.
+    expect(expandCompressedTimestamps(bytes)).toBe(bytes);
   });
 
   it("maps FIT sports to the anchor's workout types", () => {

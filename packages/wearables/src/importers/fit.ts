@@ -1,7 +1,8 @@
 /**
  * FIT activity files (Garmin, Wahoo, Coros, Polar, Suunto exports) → one workout and its per-second samples,
  * decoded with Garmin's official SDK. The file's CRC is checked before anything is read: a damaged file is
- * refused whole, never half imported.
+ * refused whole, never half imported. Compressed-timestamp records, which the SDK refuses, are rewritten as
+ * ordinary ones first (`fitCompressedTimestamps.ts`).
  *
  * Record fields → series: heart_rate → heart_rate (1), enhanced_speed|speed m/s → speed (182), cadence (rpm,
  * i.e. strides per minute for running, as the device writes it) → cadence (180), power → power (181),
@@ -11,6 +12,7 @@
  */
 import { Decoder, type FitMessages, Stream, Utils } from "@garmin/fitsdk";
 import type { WorkoutDetailsInput } from "../store/healthDataWriter.ts";
+import { expandCompressedTimestamps } from "./fitCompressedTimestamps.ts";
 import {
   boundDetails,
   detailsFromSamples,
@@ -50,7 +52,7 @@ export function parseFit(bytes: Uint8Array): WorkoutFileImport {
 
   let messages: FitMessages;
   try {
-    const { messages: m, errors } = new Decoder(Stream.fromByteArray(bytes)).read({
+    const { messages: m, errors } = new Decoder(Stream.fromByteArray(expandCompressedTimestamps(bytes))).read({
       convertTypesToStrings: true,
       convertDateTimesToDates: true,
     });

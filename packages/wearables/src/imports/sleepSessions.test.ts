@@ -59,7 +59,7 @@ describe("assembleSleepSessions", () => {
 
   it("never reports more minutes asleep than the session lasts (750 s: 12 min, not 13)", () => {
     const [one] = assembleSleepSessions([rec(0, 12.5, "light")]);
-    expect(one?.sleep.end - (one?.sleep.start ?? 0)).toBe(750_000);
+    expect((one?.sleep.end ?? 0) - (one?.sleep.start ?? 0)).toBe(750_000);
     expect(one?.sleep.details).toMatchObject({ totalDurationMinutes: 12, timeInBedMinutes: 12, lightMinutes: 12 });
     const [split] = assembleSleepSessions([rec(0, 6.25, "light"), rec(6.25, 12.5, "deep")]);
     const d = split?.sleep.details;

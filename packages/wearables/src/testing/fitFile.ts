@@ -2,7 +2,7 @@
  * FIT activity files for tests, written with Garmin's own SDK Encoder (so the bytes are what a device writes):
  * file_id, device_info, one record per track point, a lap, a session with its totals, the activity.
  */
-import { Encoder, type Mesg, Profile, Utils } from "@garmin/fitsdk";
+import { CrcCalculator, Encoder, type Mesg, Profile, Utils } from "@garmin/fitsdk";
 import type { WorkoutFixture } from "./workoutFixture.ts";
 
 const DEG_TO_SEMICIRCLE = 2 ** 31 / 180;
@@ -137,4 +137,57 @@ export function summarize(workout: WorkoutFixture, totals: FitSessionTotals = {}
   set("totalCycles", totals.totalStrides);
   set("totalMovingTime", pts.length);
   return out;
+}
+
+/**
+ * The bytes of a FIT activity file whose records after the first carry compressed timestamps (a 1-byte header
+ * with a 5-bit time offset, as the Forerunner 70 and others write), built by hand since the SDK's encoder
+ * cannot write them: file_id; a record definition with timestamp (little-endian) for the first record and every
+ * `fullEvery`-th; a record definition without timestamp (big-endian) for the compressed ones. Records hold heart
+ * rate, speed (m/s × 1000) and distance (m × 100).
+ */
+export function writeCompressedTimestampFitFile(workout: WorkoutFixture, fullEvery = 40): Uint8Array {
+  const data: number[] = [];
+  const u16 = (v: number, le: boolean) => (le ? [v & 0xff, (v >> 8) & 0xff] : [(v >> 8) & 0xff, v & 0xff]);
+  const u32 = (v: number, le: boolean) => {
+    const b = [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
+    return le ? b.reverse() : b;
+  };
+  const fitTime = (ms: number) => Math.round((ms - Utils.FIT_EPOCH_MS) / 1000);
+  const define = (local: number, le: boolean, global: number, fields: [number, number, number][]) =>
+    data.push(0x40 | local, 0, le ? 0 : 1, ...u16(global, le), fields.length, ...fields.flat());
+  define(0, true, mesgNum("FILE_ID"), [
+    [0, 1, 0x00],
+    [1, 2, 0x84],
+    [2, 2, 0x84],
+    [4, 4, 0x86],
+  ]);
+  data.push(0, 4, ...u16(1, true), ...u16(1436, true), ...u32(fitTime(workout.start), true));
+  const values = [
+    [3, 1, 0x02],
+    [6, 2, 0x84],
+    [5, 4, 0x86],
+  ] as [number, number, number][];
+  define(1, true, mesgNum("RECORD"), [[253, 4, 0x86], ...values]);
+  define(2, false, mesgNum("RECORD"), values);
+  workout.points.forEach((p, i) => {
+    const t = fitTime(p.at);
+    const body = (le: boolean) => [
+      p.hr ?? 0xff,
+      ...u16(p.speed === undefined ? 0xffff : Math.round(p.speed * 1000), le),
+      ...u32(p.distance === undefined ? 0xffffffff : Math.round(p.distance * 100), le),
+    ];
+    if (i % fullEvery === 0) data.push(1, ...u32(t, true), ...body(true));
+    else data.push(0x80 | (2 << 5) | (t & 0x1f), ...body(false));
+  });
+  const file = new Uint8Array(14 + data.length + 2);
+  const view = new DataView(file.buffer);
+  file.set([14, 0x20], 0);
+  view.setUint16(2, 2195, true);
+  view.setUint32(4, data.length, true);
+  file.set([0x2e, 0x46, 0x49, 0x54], 8);
+  view.setUint16(12, CrcCalculator.calculateCRC(file, 0, 12), true);
+  file.set(data, 14);
+  view.setUint16(14 + data.length, CrcCalculator.calculateCRC(file, 0, 14 + data.length), true);
+  return file;
 }
