@@ -196,6 +196,14 @@ describe("parseFit", () => {
     expect(r.workout.details.distance).toBe(f.points[99]?.distance);
     // A file without compressed records is left byte for byte.
     expect(expandCompressedTimestamps(bytes)).toBe(bytes);
+    // Chained files (several FIT files in one), each counting from its own timestamps.
+    const later = makeWorkoutFixture({ seconds: 50, start: f.start + 3_600_000 + 12_000 });
+    const second = writeCompressedTimestampFitFile(later, 17);
+    const chain = new Uint8Array(compressed.length + second.length);
+    chain.set(compressed);
+    chain.set(second, compressed.length);
+    const both = series(parseFit(chain), SERIES.heartRate);
+    expect([...both.keys()]).toEqual([...f.points, ...later.points].map((p) => p.at));
   });
 
   it("maps FIT sports to the anchor's workout types", () => {
