@@ -62,6 +62,7 @@ describe("platform start with the devnet", () => {
       "CROSSCHAIN_RELAYER_KEY",
       "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
       "DATABASE_URL",
+      "SECRETS_KEYS",
     ]);
     for (const w of warnings) expect(w).toMatchObject({ level: 40, production: expect.stringContaining(w.option) });
   });

@@ -117,6 +117,8 @@ export async function balancer(
     SERVICES: "wearables",
     WEARABLES_PORT: "0",
     LOG_LEVEL: "warn",
+    // api instances refuse to start without shared secret keys.
+    SECRETS_KEYS: `bench:${Buffer.alloc(32, 3).toString("base64")}`,
   };
   const instances: PlatformProcess[] = [];
   try {

@@ -145,6 +145,8 @@ export async function createPlatformEnv(
   const env: Record<string, string> = { DATA_DIR: mkdtempSync(join(tmpdir(), `platform-${name}-`)), ...vars };
   const database = process.env.TEST_DATABASE_URL ? await createTestDatabase() : undefined;
   if (database) env.DATABASE_URL = database.url as string;
+  // Instances on one PostgreSQL database share their secret keys (`--role api|worker` refuse to start without).
+  if (database && !("SECRETS_KEYS" in vars)) env.SECRETS_KEYS = `e2e:${Buffer.alloc(32, 1).toString("base64")}`;
   return {
     env,
     async remove() {

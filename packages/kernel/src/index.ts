@@ -72,6 +72,30 @@ export {
 } from "./process/folderLock.ts";
 export { onStopRequest, type StopRequestsParameters } from "./process/stopRequests.ts";
 export {
+  type CreateSecretBoxParameters,
+  createSecretBox,
+  decodeSecretKey,
+  SEALED_SECRET_VERSION,
+  SealedSecretError,
+  type SealedSecretErrorType,
+  type SecretBox,
+  type SecretKey,
+  SecretKeyError,
+  type SecretKeyErrorType,
+  UnknownSecretKeyError,
+  type UnknownSecretKeyErrorType,
+} from "./secrets/secretBox.ts";
+export {
+  type ConfiguredSecretKey,
+  createConfiguredSecretBox,
+  DEVELOPMENT_KEY_FILE,
+  DEVELOPMENT_KEY_ID,
+  developmentSecretKey,
+  generateSecretKeyEntry,
+  parseSecretKeys,
+  secretKeysProblem,
+} from "./secrets/secretKeys.ts";
+export {
   type BackgroundJob,
   type ChainEndpoint,
   type DemoCredentials,

@@ -1,6 +1,7 @@
 /**
  * The `platform` command: `start` (every service, `npm start`), `keys`, `migrate`, `config`, `devnet`,
- * `relayer` (the crosschain relayer role alone), `status` (background jobs), `jobs` (durable jobs and leases), `chainstats backfill`.
+ * `relayer` (the crosschain relayer role alone), `status` (background jobs), `jobs` (durable jobs and leases), `chainstats backfill`,
+ * `secrets generate-key`.
  * Options come from the environment and `platform.config.json` (see `platform config`).
  */
 import {
@@ -31,6 +32,7 @@ import { jobActionCommand, listJobsCommand, listLeasesCommand } from "./commands
 import { createKey, listKeys, revokeKey } from "./commands/keys.ts";
 import { migrateCommand } from "./commands/migrate.ts";
 import { relayerCommand } from "./commands/relayer.ts";
+import { secretsGenerateKey } from "./commands/secrets.ts";
 import { startPlatform } from "./commands/start.ts";
 import { statusCommand } from "./commands/status.ts";
 import { wearablesDemoData, wearablesImport } from "./commands/wearables.ts";
@@ -293,6 +295,13 @@ program
   .command("migrate")
   .description("apply pending database migrations")
   .action(run(() => migrateCommand(config())));
+
+const secrets = program.command("secrets").description("keys of the secrets encrypted at rest (SECRETS_KEYS)");
+secrets
+  .command("generate-key")
+  .description("print a new SECRETS_KEYS entry, <id>:<base64 of 32 random bytes>")
+  .option("--id <id>", "key id, 1 to 32 of A-Z a-z 0-9 _ - (default k<YYYYMMDD>)")
+  .action(run((o: { id?: string }) => secretsGenerateKey(o)));
 
 program
   .command("config")

@@ -12,6 +12,7 @@ describe("developmentDefaults", () => {
       "CROSSCHAIN_RELAYER_KEY",
       "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
       "DATABASE_URL",
+      "SECRETS_KEYS",
     ]);
     for (const d of found) {
       expect(d.risk).toContain(d.option);
@@ -24,6 +25,7 @@ describe("developmentDefaults", () => {
       DEVNET: "false",
       DATABASE_URL: "postgres://app@db.internal:5432/platform",
       CROSSCHAIN_RELAYER_KEY: `0x${"11".repeat(32)}`,
+      SECRETS_KEYS: `k1:${Buffer.alloc(32, 7).toString("base64")}`,
     };
     expect(developmentDefaults(loadConfig({ env: production }))).toEqual([]);
   });
@@ -46,6 +48,15 @@ describe("developmentDefaults", () => {
     expect(keyWarning({ SERVICES: "wearables" })).toBe(false);
     expect(keyWarning({ CROSSCHAIN_RELAYER_KEY: `0x${"11".repeat(32)}` })).toBe(false);
   });
+
+  it("warns of the development secrets key, and on PostgreSQL that other instances do not share it", () => {
+    const secrets = (env: Record<string, string>) =>
+      developmentDefaults(loadConfig({ env })).find((d) => d.option === "SECRETS_KEYS");
+    expect(secrets({})?.risk).toContain("DATA_DIR/secrets.key");
+    expect(secrets({})?.risk).not.toContain("other instances");
+    expect(secrets({ DATABASE_URL: "postgres://db/platform" })?.risk).toContain("not shared with other instances");
+    expect(secrets({ SECRETS_KEYS: `k1:${Buffer.alloc(32).toString("base64")}` })).toBeUndefined();
+  });
 });
 
 describe("warnOfDevelopmentDefaults", () => {
@@ -64,6 +75,11 @@ describe("warnOfDevelopmentDefaults", () => {
         option: "DATABASE_URL",
         production: "DATABASE_URL=postgres://… (a PostgreSQL server)",
         msg: expect.stringMatching(/^development default in effect: DATABASE_URL is unset/),
+      }),
+      expect.objectContaining({
+        level: 40,
+        option: "SECRETS_KEYS",
+        msg: expect.stringMatching(/^development default in effect: SECRETS_KEYS is unset/),
       }),
     ]);
   });

@@ -51,6 +51,16 @@ export function developmentDefaults(config: Config): DevelopmentDefault[] {
       production: "DATABASE_URL=postgres://… (a PostgreSQL server)",
     });
   }
+  if (!config.secretsKeys) {
+    // On PostgreSQL another instance would hold another key in its own DATA_DIR and fail to open what this
+    // one sealed: said here, since `--role all` still starts (api and worker refuse, secretKeys.ts).
+    const shared = config.databaseUrl ? ", not shared with other instances on the database" : "";
+    found.push({
+      option: "SECRETS_KEYS",
+      risk: `SECRETS_KEYS is unset: secrets at rest (vendor OAuth tokens) are sealed with a development key kept in DATA_DIR/secrets.key (lost with DATA_DIR${shared})`,
+      production: "SECRETS_KEYS=<id>:<base64 of 32 random bytes> (`platform secrets generate-key`)",
+    });
+  }
   return found;
 }
 

@@ -5,6 +5,8 @@
  *
  * `platform config` prints this table with the values in effect.
  */
+
+import { type ConfiguredSecretKey, parseSecretKeys } from "../secrets/secretKeys.ts";
 import {
   ConfigError,
   parseBool,
@@ -70,6 +72,14 @@ export const options = {
     description:
       "What `platform start` runs: all = HTTP servers and background jobs; api = HTTP servers only (any number); worker = background jobs only, no public port. api and worker need DATABASE_URL.",
     parse: parseEnum(["all", "api", "worker"] as const),
+  }),
+  secretsKeys: option<ConfiguredSecretKey[] | undefined>({
+    env: "SECRETS_KEYS",
+    default: undefined,
+    description:
+      "Keys that encrypt secrets at rest (vendor OAuth tokens of wearables connections, signing secrets; AES-256-GCM): `<id>:<base64 of 32 random bytes>`, comma-separated, the first one sealing new values and every one opening the values that name it. Rotate by putting a new key first and keeping the old ones until re-sealed. `platform secrets generate-key` prints a new entry. Unset = a development key generated once in DATA_DIR/secrets.key (mode 0600), warned about at start; `--role api` and `--role worker` refuse to start without it, since every instance on the database needs the same keys.",
+    parse: parseSecretKeys,
+    secret: true,
   }),
   logLevel: option({
     env: "LOG_LEVEL",

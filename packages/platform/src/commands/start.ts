@@ -27,6 +27,7 @@ import {
   registerInstance,
   resolveLogFormat,
   type ServiceInstance,
+  secretKeysProblem,
   warnOfDevelopmentDefaults,
 } from "@platform/kernel";
 import { startAdminServer } from "../admin/adminSocket.ts";
@@ -50,6 +51,9 @@ export function checkRole(config: Config): void {
       `--role ${config.role} needs PostgreSQL (DATABASE_URL): the embedded database has one owner, which runs --role all`,
     );
   }
+  // Before anything starts, rather than when a service first seals a token with a key no other instance has.
+  const secrets = secretKeysProblem(config);
+  if (secrets) throw new Error(secrets);
 }
 
 export async function startPlatform(
