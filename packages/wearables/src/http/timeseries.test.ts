@@ -287,6 +287,28 @@ describe("resolution", () => {
   });
 });
 
+describe("the anchor's 0.9 series type names", () => {
+  it("answers `active_energy` (stored id 81) and takes the retired `energy` for it", async () => {
+    const at = Date.UTC(2026, 5, 1, 8);
+    await write(watch, [
+      { seriesType: 81, recordedAt: at, value: 12.5 },
+      { seriesType: 81, recordedAt: at + MIN, value: 7.5 },
+    ]);
+    const window = "start_time=2026-06-01T00:00:00Z&end_time=2026-06-02T00:00:00Z";
+    const current = await series(userId, `${window}&types=active_energy`);
+    expect(current.status).toBe(200);
+    expect(current.body.data.map((r) => [r.type, r.value, r.unit])).toEqual([
+      ["active_energy", 12.5, "kcal"],
+      ["active_energy", 7.5, "kcal"],
+    ]);
+    const retired = await series(userId, `${window}&types=energy`);
+    expect(retired.status).toBe(200);
+    expect(retired.body.data).toEqual(current.body.data);
+    const hourly = await series(userId, `${window}&types=energy&types=active_energy&resolution=1hour`);
+    expect(hourly.body.data.map((r) => [r.type, r.value])).toEqual([["active_energy", 20]]);
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with a detail, never 500", async () => {
     const cursorOf = (text: string) => encodeCursor([text]);

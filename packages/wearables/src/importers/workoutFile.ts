@@ -224,9 +224,10 @@ export function parseXmlInstant(text: string): { ms: number; offsetMinutes: numb
 /** The anchor's provider of a device maker named in a file, `unknown` when it is none of the anchor's. */
 export function providerOf(maker: string | null | undefined): string {
   const m = (maker ?? "").toLowerCase();
-  for (const p of ["garmin", "polar", "suunto", "strava", "whoop", "fitbit", "oura", "samsung", "google"]) {
+  for (const p of ["garmin", "polar", "suunto", "strava", "whoop", "fitbit", "oura", "samsung", "withings"]) {
     if (m.includes(p)) return p;
   }
+  if (m.includes("google")) return "google_health";
   if (m.includes("apple") || m.includes("iphone") || m.includes("health")) return "apple";
   if (/forerunner|fenix|f\u0113nix|edge \d|venu|vivoactive|epix|instinct|enduro/.test(m)) return "garmin";
   return "unknown";
