@@ -79,39 +79,6 @@ const KNOWN_GAPS: string[] = [
   "GET /users/{}/timeseries param device_model",
   "GET /users/{}/timeseries param data_source_id",
   "GET /users/{}/timeseries param filter_by_priority",
-  "GET /users/{}/timeseries field data[].source.device_type enum not declared",
-  "GET /users/{}/events/workouts param include",
-  "GET /users/{}/events/workouts param type",
-  "GET /users/{}/events/workouts param provider",
-  "GET /users/{}/events/workouts param source",
-  "GET /users/{}/events/workouts param device_model",
-  "GET /users/{}/events/workouts param data_source_id",
-  "GET /users/{}/events/workouts field data[].source.device_type enum not declared",
-  "GET /users/{}/events/workouts field data[].entry_source",
-  "GET /users/{}/events/workouts field data[].intensity",
-  "GET /users/{}/events/workouts field data[].heart_rate_min",
-  "GET /users/{}/events/workouts field data[].steps_count",
-  "GET /users/{}/events/workouts field data[].average_speed",
-  "GET /users/{}/events/workouts field data[].max_speed",
-  "GET /users/{}/events/workouts field data[].average_cadence",
-  "GET /users/{}/events/workouts field data[].average_watts",
-  "GET /users/{}/events/workouts field data[].max_watts",
-  "GET /users/{}/events/workouts field data[].moving_time_seconds",
-  "GET /users/{}/events/workouts field data[].elev_high",
-  "GET /users/{}/events/workouts field data[].elev_low",
-  "GET /users/{}/events/workouts field data[].hr_zones",
-  "GET /users/{}/events/workouts field data[].power_zones",
-  "GET /users/{}/events/workouts field data[].segments",
-  "GET /users/{}/events/workouts/types missing",
-  "GET /users/{}/events/sleep param include",
-  "GET /users/{}/events/sleep param provider",
-  "GET /users/{}/events/sleep param source",
-  "GET /users/{}/events/sleep param device_model",
-  "GET /users/{}/events/sleep param data_source_id",
-  "GET /users/{}/events/sleep param is_nap",
-  "GET /users/{}/events/sleep field data[].source.device_type enum not declared",
-  "GET /users/{}/events/sleep field data[].time_in_bed_seconds",
-  "GET /users/{}/events/sleep field data[].sleep_stage_intervals[].stage enum not declared",
 ];
 
 const anchor = readAnchorDocument("open-wearables-0.9-openapi.json") as AnchorDigest;
@@ -127,6 +94,8 @@ function ours(doc: Json, schema: Json, seen = new Set<string>()): Json {
     if (seen.has(name)) return {};
     return ours(doc, doc.components?.schemas?.[name], new Set([...seen, name]));
   }
+  // A `const` (TypeBox's literal) is a one-value enum; an `anyOf` of them is an enum.
+  if (schema.const !== undefined) return { ...schema, enum: [schema.const] };
   const branches: Json[] = schema.anyOf ?? schema.oneOf ?? schema.allOf;
   if (branches) {
     const merged: Json = { properties: {}, enum: [] as string[] };
