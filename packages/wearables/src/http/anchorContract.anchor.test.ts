@@ -74,10 +74,6 @@ const KNOWN_GAPS: string[] = [
   "GET /users/{}/summaries/recovery field metadata.resolution enum not declared",
   "GET /users/{}/summaries/body field source.device_type enum not declared",
   "GET /users/{}/summaries/data/timeline missing",
-  "GET /users/{}/timeseries param provider",
-  "GET /users/{}/timeseries param source",
-  "GET /users/{}/timeseries param device_model",
-  "GET /users/{}/timeseries param data_source_id",
   "GET /users/{}/timeseries param filter_by_priority",
 ];
 

@@ -309,6 +309,27 @@ describe("the anchor's 0.9 series type names", () => {
   });
 });
 
+describe("data source filters", () => {
+  it("filters by provider (0.9 names, `google` taken), source, device model and data source, counts included", async () => {
+    const pick = async (query: string) => {
+      const { status, body } = await series(userId, `${WINDOW}&types=heart_rate&limit=100&${query}`);
+      expect(status, query).toBe(200);
+      return [new Set(body.data.map((r) => (r.source as { provider: string }).provider)), body.pagination.total_count];
+    };
+    expect(await pick("provider=garmin")).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("provider=apple")).toEqual([new Set(["apple"]), 720]);
+    expect(await pick("device_model=Forerunner%20255")).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("source=com.apple.health")).toEqual([new Set(["apple"]), 720]);
+    expect(await pick(`data_source_id=${garmin.id}`)).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("provider=google")).toEqual([new Set(), 0]);
+    const hourly = await series(userId, `${WINDOW}&types=heart_rate&resolution=1hour&provider=garmin`);
+    expect(hourly.body.data.map((r) => [r.timestamp, r.value])).toEqual([["2026-05-01T08:00:00.000Z", 100]]);
+    for (const bad of ["provider=fitbit2", "data_source_id=x"]) {
+      expect((await series(userId, `${WINDOW}&${bad}`)).status, bad).toBe(400);
+    }
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with a detail, never 500", async () => {
     const cursorOf = (text: string) => encodeCursor([text]);

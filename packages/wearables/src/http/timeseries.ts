@@ -1,6 +1,7 @@
 /** `GET /users/{user_id}/timeseries`: raw samples or aggregated buckets, a keyset page at a time. */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
 import { RETIRED_SERIES_TYPE_CODES, SERIES_TYPES } from "../domain/seriesTypes.ts";
 import { BUCKET_LIMIT_MAX, RESOLUTIONS } from "../domain/timeseriesResolution.ts";
 import type { TimeseriesService } from "../services/timeseries.ts";
@@ -77,6 +78,18 @@ const TimeseriesQuery = Type.Object({
     default: 50,
     description: "Page size: at most 100 raw samples, or 1000 buckets.",
   }),
+  provider: Type.Optional(
+    StringEnum(PROVIDER_INPUT_NAMES, {
+      description: "Only samples of this provider's data sources (the retired `google` is taken for `google_health`).",
+    }),
+  ),
+  source: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only samples of data sources of this source app." }),
+  ),
+  device_model: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only samples of data sources of this device model." }),
+  ),
+  data_source_id: Type.Optional(Type.String({ format: "uuid", description: "Only samples of this data source." })),
 });
 
 const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
@@ -121,6 +134,10 @@ export function registerTimeseriesRoutes(app: HttpServer, timeseries: Timeseries
           resolution: q.resolution,
           cursor: q.cursor,
           limit: q.limit,
+          provider: q.provider,
+          source: q.source,
+          deviceModel: q.device_model,
+          dataSourceId: q.data_source_id,
         })
         .catch(asQueryHttpError);
     },

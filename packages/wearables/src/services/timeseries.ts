@@ -13,9 +13,11 @@ import {
   RAW_LIMIT_MAX,
   type Resolution,
 } from "../domain/timeseriesResolution.ts";
+import type { SourceFilter } from "../store/eventsRepository.ts";
 import type { SamplePosition, SampleRow, TimeseriesRepository } from "../store/timeseriesRepository.ts";
+import { sourceFilter } from "./events.ts";
 
-export interface TimeseriesQuery {
+export interface TimeseriesQuery extends SourceFilter {
   userId: string;
   startTime: string;
   endTime: string;
@@ -131,7 +133,7 @@ export function createTimeseriesService(samples: TimeseriesRepository) {
       ];
       if (query.resolution === "raw" && query.limit > RAW_LIMIT_MAX) throw new LimitTooLargeError(RAW_LIMIT_MAX);
       const after = query.cursor ? decodeSampleCursor(query.cursor) : null;
-      const base = { userId: query.userId, seriesTypes, start, end };
+      const base = { userId: query.userId, seriesTypes, start, end, ...sourceFilter(query) };
       const take = query.limit + 1;
 
       let rows: SampleRow[];
