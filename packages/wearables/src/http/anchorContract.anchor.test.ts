@@ -51,7 +51,7 @@ const REQUIRED_OPERATIONS = [
  *   `last_synced_before`), `include`, the `name` sort and the users' `connections`: not done yet (the
  *   connection rows exist; the 0.9 `include=connections` embedding is not built);
  * - `has_womens_health_data`: we keep no women's health data (no menstrual cycles);
- * - recovery `avg_hrv_rmssd_ms`, `/summaries/data/timeline`, the timeseries `filter_by_priority`: not done yet.
+ * - recovery `avg_hrv_rmssd_ms` and the timeseries `filter_by_priority`: not done yet.
  */
 const KNOWN_GAPS: string[] = [
   "GET /users param sort_by enum name",
@@ -68,7 +68,6 @@ const KNOWN_GAPS: string[] = [
   "GET /users/{} field connections",
   "GET /users/{} field has_womens_health_data",
   "GET /users/{}/summaries/recovery field data[].avg_hrv_rmssd_ms",
-  "GET /users/{}/summaries/data/timeline missing",
   "GET /users/{}/timeseries param filter_by_priority",
 ];
 

@@ -298,3 +298,42 @@ export const DataSummary = Type.Object(
     ],
   },
 );
+
+export const DataTimeline = Type.Object(
+  {
+    bucket: StringEnum(["day", "week"]),
+    group_by: StringEnum(["provider", "series_type", "workout_type"]),
+    series: Type.Array(
+      Type.Object({
+        key: Type.String({ description: "The provider, series type or workout type." }),
+        metric: StringEnum(["data_points", "workouts"], { default: "data_points" }),
+        buckets: Type.Array(
+          Type.Array(Type.Union([Type.String({ format: "date" }), Type.Integer()]), {
+            minItems: 2,
+            maxItems: 2,
+            description: "`[bucket start date, count]`.",
+          }),
+        ),
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        bucket: "day",
+        group_by: "provider",
+        series: [
+          {
+            key: "apple",
+            metric: "data_points",
+            buckets: [
+              ["2026-03-01", 1440],
+              ["2026-03-02", 1380],
+            ],
+          },
+          { key: "garmin", metric: "workouts", buckets: [["2026-03-02", 1]] },
+        ],
+      },
+    ],
+  },
+);
