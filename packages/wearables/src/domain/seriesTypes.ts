@@ -53,11 +53,13 @@ export const SERIES_TYPES: readonly SeriesType[] = [
   t(49, "skeletal_muscle_mass", "kg"),
   t(50, "skin_temperature_deviation", "celsius"),
   t(51, "skin_temperature_trend_deviation", "celsius"),
+  t(52, "bone_mass", "kg"),
+  t(53, "body_water_mass", "kg"),
   t(60, "vo2_max", "ml_kg_min"),
   t(61, "six_minute_walk_test_distance", "meters", "max"),
   t(62, "cardiovascular_age", "years"),
   t(80, "steps", "count", "sum"),
-  t(81, "energy", "kcal", "sum"),
+  t(81, "active_energy", "kcal", "sum"),
   t(82, "basal_energy", "kcal", "sum"),
   t(83, "stand_time", "min", "sum"),
   t(84, "exercise_time", "min", "sum"),
@@ -108,6 +110,8 @@ export const SERIES_TYPES: readonly SeriesType[] = [
   t(221, "garmin_skin_temperature", "celsius"),
   t(222, "garmin_fitness_age", "years"),
   t(223, "garmin_body_battery", "percent"),
+  t(240, "withings_pulse_wave_velocity", "m_per_s"),
+  t(241, "withings_metabolic_age", "years"),
   t(500, "electrodermal_activity", "count"),
   t(501, "push_count", "count", "sum"),
   t(502, "atrial_fibrillation_burden", "percent"),
@@ -118,10 +122,17 @@ export const SERIES_TYPES: readonly SeriesType[] = [
   t(507, "hydration", "mL", "sum"),
 ];
 
+/**
+ * Names the anchor retired in 0.9, accepted on input for the new one (answers always carry the new name; stored
+ * samples hold the id, so nothing stored changes): `energy` became `active_energy`.
+ */
+export const RETIRED_SERIES_TYPE_CODES: Readonly<Record<string, string>> = { energy: "active_energy" };
+
 const BY_CODE = new Map(SERIES_TYPES.map((s) => [s.code, s]));
 const BY_ID = new Map(SERIES_TYPES.map((s) => [s.id, s]));
 
-/** The series type of an API code (`heart_rate`), or undefined. */
-export const seriesTypeByCode = (code: string): SeriesType | undefined => BY_CODE.get(code);
+/** The series type of an API code (`heart_rate`, or a retired name such as `energy`), or undefined. */
+export const seriesTypeByCode = (code: string): SeriesType | undefined =>
+  BY_CODE.get(RETIRED_SERIES_TYPE_CODES[code] ?? code);
 /** The series type of a stored id, or undefined. */
 export const seriesTypeById = (id: number): SeriesType | undefined => BY_ID.get(id);

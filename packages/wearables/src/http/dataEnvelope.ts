@@ -5,7 +5,10 @@
 import { HttpError } from "@platform/kernel";
 import { type TSchema, Type } from "typebox";
 import { InvalidQueryError } from "../domain/queryDates.ts";
-import { ErrorBody, Nullable } from "./schemas.ts";
+import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
+
+/** The anchor's `DeviceType`. */
+export const DEVICE_TYPES = ["watch", "band", "phone", "scale", "ring", "other", "unknown"] as const;
 
 export const SOURCE_EXAMPLE = {
   provider: "apple",
@@ -20,7 +23,7 @@ export const SourceMetadataSchema = Type.Object(
     provider: Type.String(),
     source: Nullable(Type.String()),
     device: Nullable(Type.String()),
-    device_type: Nullable(Type.String()),
+    device_type: Nullable(StringEnum(DEVICE_TYPES)),
     device_name: Nullable(Type.String({ description: "Marketing name of `device`." })),
   },
   { examples: [SOURCE_EXAMPLE] },

@@ -1,9 +1,10 @@
 /** `GET /users/{user_id}/data-sources`: the devices and apps a user's data came from. */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { PROVIDER_NAMES } from "../domain/providers.ts";
 import type { DataSourcesService } from "../services/dataSources.ts";
 import { unauthorized } from "./dataEnvelope.ts";
-import { ErrorBody, Nullable } from "./schemas.ts";
+import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 export const dataSourcesTag = {
   name: "Data sources",
@@ -26,7 +27,7 @@ const DATA_SOURCE_EXAMPLE = {
 const DataSource = Type.Object({
   id: Type.String({ format: "uuid" }),
   user_id: Type.String({ format: "uuid" }),
-  provider: Type.String(),
+  provider: StringEnum(PROVIDER_NAMES, { description: "The anchor's 0.9 provider name." }),
   user_connection_id: Nullable(Type.String({ format: "uuid" })),
   device_model: Nullable(Type.String()),
   software_version: Nullable(Type.String()),

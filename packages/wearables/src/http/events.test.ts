@@ -98,6 +98,16 @@ beforeAll(async () => {
       energyBurned: 512.4,
       distance: 8040,
       totalElevationGain: 64,
+      heartRateMin: 92,
+      stepsCount: 7480,
+      averageSpeed: 2.98,
+      maxSpeed: 4.1,
+      averageCadence: 166,
+      averageWatts: 250,
+      maxWatts: 410,
+      movingTimeSeconds: 2700,
+      elevHigh: 212.4,
+      elevLow: 148.6,
     }),
   );
   ids.ride = await addWorkout(garmin, workout(1, "cycling", {}));
@@ -148,8 +158,24 @@ describe("GET /events/workouts", () => {
       distance_meters: 8040,
       avg_heart_rate_bpm: 148,
       max_heart_rate_bpm: 176,
-      avg_pace_sec_per_km: null,
+      // 2700 s moving over 8.04 km
+      avg_pace_sec_per_km: 336,
       elevation_gain_meters: 64,
+      entry_source: null,
+      intensity: null,
+      heart_rate_min: 92,
+      steps_count: 7480,
+      average_speed: 2.98,
+      max_speed: 4.1,
+      average_cadence: 166,
+      average_watts: 250,
+      max_watts: 410,
+      moving_time_seconds: 2700,
+      elev_high: 212.4,
+      elev_low: 148.6,
+      hr_zones: null,
+      power_zones: null,
+      segments: null,
     });
     expect(body.pagination).toEqual({ next_cursor: null, previous_cursor: null, has_more: false, total_count: 5 });
     expect(body.metadata).toEqual({
@@ -173,6 +199,44 @@ describe("GET /events/workouts", () => {
     expect(running.body.data.map((w) => w.type)).toEqual(["trail_running", "running"]);
     expect(running.body.pagination.total_count).toBe(2);
     expect((await request(`/users/${userId}/events/workouts?${RANGE}&record_type=%25`)).body.data).toEqual([]);
+  });
+
+  it("filters by exact type, provider (0.9 names, `google` taken), source, device model and data source", async () => {
+    const types = async (query: string) => {
+      const { status, body } = await request(`/users/${userId}/events/workouts?${RANGE}&${query}`);
+      expect(status, query).toBe(200);
+      return [body.data.map((w) => w.type), body.pagination.total_count];
+    };
+    expect(await types("type=running")).toEqual([["running"], 1]);
+    expect(await types("type=trail_running")).toEqual([["trail_running"], 1]);
+    expect(await types("provider=garmin")).toEqual([["cycling"], 1]);
+    expect(await types("provider=apple&type=yoga")).toEqual([["yoga"], 1]);
+    expect(await types("provider=google")).toEqual([[], 0]);
+    expect(await types("provider=google_health")).toEqual([[], 0]);
+    expect(await types("device_model=Forerunner%20255")).toEqual([["cycling"], 1]);
+    expect(await types("source=com.apple.health")).toEqual([[], 0]);
+    expect(await types(`data_source_id=${garmin.id}`)).toEqual([["cycling"], 1]);
+    expect(await types("include=zones&include=segments&type=running")).toEqual([["running"], 1]);
+  });
+
+  it("400 on an unknown type, provider or include, with the detail", async () => {
+    for (const [query, detail] of [
+      ["type=jogging", /query\.type/],
+      ["provider=fitbit2", /query\.provider/],
+      ["include=laps", /query\.include/],
+      ["data_source_id=abc", /query\.data_source_id/],
+    ] as const) {
+      const { status, body } = await request(`/users/${userId}/events/workouts?${RANGE}&${query}`);
+      expect(status, query).toBe(400);
+      expect((body as unknown as { detail: string }).detail, query).toMatch(detail);
+    }
+  });
+
+  it("lists the user's workout types", async () => {
+    const { status, body } = await request(`/users/${userId}/events/workouts/types`);
+    expect(status).toBe(200);
+    expect(body).toEqual(["cycling", "running", "trail_running", "walking", "yoga"]);
+    expect((await request("/users/00000000-0000-4000-8000-000000000000/events/workouts/types")).body).toEqual([]);
   });
 
   it("keeps workouts that start at start_date and drops those ending at end_date", async () => {
@@ -242,6 +306,7 @@ describe("GET /events/sleep", () => {
       },
       duration_seconds: 28800,
       sleep_duration_seconds: 25200,
+      time_in_bed_seconds: 28800,
       efficiency_percent: 87.5,
       stages: { awake_minutes: 60, light_minutes: 230, deep_minutes: 90, rem_minutes: 100 },
       sleep_stage_intervals: [
@@ -250,6 +315,22 @@ describe("GET /events/sleep", () => {
       ],
       is_nap: false,
     });
+  });
+
+  it("filters by is_nap, provider, device model and data source; include=stages is taken", async () => {
+    const nights = async (query: string) => {
+      const { status, body } = await request(`/users/${userId}/events/sleep?${RANGE}&${query}`);
+      expect(status, query).toBe(200);
+      return [body.data.map((x) => x.id), body.pagination.total_count];
+    };
+    expect(await nights("is_nap=false")).toEqual([[ids.garminNight2, ids.garminNight1, ids.night1, ids.night0], 4]);
+    expect(await nights("is_nap=true")).toEqual([[], 0]);
+    expect(await nights("provider=garmin")).toEqual([[ids.garminNight2, ids.garminNight1], 2]);
+    expect(await nights("device_model=Watch7,5")).toEqual([[ids.night1, ids.night0], 2]);
+    expect(await nights(`data_source_id=${watch.id}&include=stages`)).toEqual([[ids.night1, ids.night0], 2]);
+    expect(await nights("provider=garmin&filter_by_priority=true")).toEqual([[ids.garminNight2], 1]);
+    const bad = await request(`/users/${userId}/events/sleep?${RANGE}&include=zones`);
+    expect(bad.status).toBe(400);
   });
 
   it("filter_by_priority keeps the preferred source of each night", async () => {

@@ -4,6 +4,8 @@
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { WORKOUT_TYPES } from "../domain/workoutTypes.ts";
 import { EventNotFoundError, type EventsService } from "../services/events.ts";
 import {
   asQueryHttpError,
@@ -15,7 +17,7 @@ import {
   SourceMetadataSchema,
   unauthorized,
 } from "./dataEnvelope.ts";
-import { ErrorBody, Nullable } from "./schemas.ts";
+import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 export const eventsTag = { name: "Events", description: "Workouts and sleep sessions." };
 
@@ -34,27 +36,84 @@ const WORKOUT_EXAMPLE = {
   distance_meters: 8040,
   avg_heart_rate_bpm: 148,
   max_heart_rate_bpm: 176,
-  avg_pace_sec_per_km: null,
+  avg_pace_sec_per_km: 336,
   elevation_gain_meters: 64,
+  entry_source: null,
+  intensity: null,
+  heart_rate_min: 92,
+  steps_count: 7480,
+  average_speed: 2.98,
+  max_speed: 4.1,
+  average_cadence: 166,
+  average_watts: null,
+  max_watts: null,
+  moving_time_seconds: 2700,
+  elev_high: 212.4,
+  elev_low: 148.6,
+  hr_zones: null,
+  power_zones: null,
+  segments: null,
 };
 
 const Workout = Type.Object({
   id: Type.String({ format: "uuid" }),
   type: Type.String({ description: "A workout type (running, cycling, …)." }),
-  name: Type.Null(),
+  name: Nullable(Type.String({ description: "Always null: no importer keeps a workout name." })),
   start_time: Type.String({ format: "date-time" }),
   end_time: Type.String({ format: "date-time" }),
   zone_offset: Nullable(Type.String()),
   duration_seconds: Type.Integer(),
   source: SourceMetadataSchema,
+  entry_source: Nullable(StringEnum(["manual", "automatic", "unknown"], { description: "Not kept yet: null." })),
+  intensity: Nullable(StringEnum(["low", "moderate", "high", "unknown"], { description: "Not kept yet: null." })),
   calories_kcal: Nullable(Type.Number()),
   distance_meters: Nullable(Type.Number()),
   avg_heart_rate_bpm: Nullable(
     Type.Integer({ description: "Stored average, else the mean of the source's heart-rate samples in the workout." }),
   ),
   max_heart_rate_bpm: Nullable(Type.Integer()),
-  avg_pace_sec_per_km: Type.Null(),
+  avg_pace_sec_per_km: Nullable(
+    Type.Number({ description: "Moving time (else duration) per km of distance; null without a distance." }),
+  ),
   elevation_gain_meters: Nullable(Type.Number()),
+  heart_rate_min: Nullable(Type.Integer()),
+  steps_count: Nullable(Type.Integer()),
+  average_speed: Nullable(Type.Number({ description: "m/s" })),
+  max_speed: Nullable(Type.Number({ description: "m/s" })),
+  average_cadence: Nullable(Type.Number()),
+  average_watts: Nullable(Type.Number()),
+  max_watts: Nullable(Type.Number()),
+  moving_time_seconds: Nullable(Type.Integer()),
+  elev_high: Nullable(Type.Number({ description: "Highest elevation, meters." })),
+  elev_low: Nullable(Type.Number({ description: "Lowest elevation, meters." })),
+  hr_zones: Nullable(
+    Type.Object(
+      {
+        zones: Type.Array(
+          Type.Object({ zone: Type.Integer(), seconds: Type.Number(), max_bpm: Nullable(Type.Integer()) }),
+        ),
+        max_hr: Nullable(Type.Integer()),
+        threshold_hr: Nullable(Type.Integer()),
+      },
+      { description: "Not kept yet: null (also with `include=zones`)." },
+    ),
+  ),
+  power_zones: Nullable(
+    Type.Object(
+      {
+        zones: Type.Array(
+          Type.Object({ zone: Type.Integer(), seconds: Type.Number(), max_watts: Nullable(Type.Integer()) }),
+        ),
+        ftp_watts: Nullable(Type.Integer()),
+      },
+      { description: "Not kept yet: null (also with `include=zones`)." },
+    ),
+  ),
+  segments: Nullable(
+    Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      description: "Not kept yet: null (also with `include=segments`).",
+    }),
+  ),
 });
 
 const SLEEP_EXAMPLE = {
@@ -65,6 +124,7 @@ const SLEEP_EXAMPLE = {
   source: SOURCE,
   duration_seconds: 27000,
   sleep_duration_seconds: 25200,
+  time_in_bed_seconds: 27000,
   efficiency_percent: 93.33,
   stages: { awake_minutes: 30, light_minutes: 240, deep_minutes: 90, rem_minutes: 90 },
   sleep_stage_intervals: [
@@ -74,7 +134,7 @@ const SLEEP_EXAMPLE = {
 };
 
 const SleepStageInterval = Type.Object({
-  stage: Type.String({ description: "in_bed, awake, sleeping, light, deep, rem or unknown." }),
+  stage: StringEnum(["in_bed", "awake", "sleeping", "light", "deep", "rem", "unknown"]),
   start_time: Type.String({ format: "date-time" }),
   end_time: Type.String({ format: "date-time" }),
 });
@@ -87,6 +147,7 @@ const SleepSession = Type.Object({
   source: SourceMetadataSchema,
   duration_seconds: Type.Integer(),
   sleep_duration_seconds: Nullable(Type.Integer()),
+  time_in_bed_seconds: Nullable(Type.Integer()),
   efficiency_percent: Nullable(Type.Number()),
   stages: Nullable(
     Type.Object({
@@ -105,17 +166,41 @@ const EventQuery = {
   end_date: DateParam("Events ending before it."),
   cursor: Type.Optional(CursorParam),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+  provider: Type.Optional(
+    StringEnum(PROVIDER_INPUT_NAMES, {
+      description: "Only events of this provider's data sources (the retired `google` is taken for `google_health`).",
+    }),
+  ),
+  source: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only events of data sources of this source app." }),
+  ),
+  device_model: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only events of data sources of this device model." }),
+  ),
+  data_source_id: Type.Optional(Type.String({ format: "uuid", description: "Only events of this data source." })),
 };
 
 const WorkoutsQuery = Type.Object({
   ...EventQuery,
+  include: Type.Array(StringEnum(["zones", "segments"]), {
+    default: [],
+    maxItems: 2,
+    description: "Details to add (`zones`, `segments`); none is kept yet, so they stay null.",
+  }),
   record_type: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: "Part of the workout type (case-insensitive)." }),
   ),
+  type: Type.Optional(StringEnum(WORKOUT_TYPES, { description: "Only workouts of this type." })),
 });
 
 const SleepQuery = Type.Object({
   ...EventQuery,
+  include: Type.Array(StringEnum(["stages"]), {
+    default: [],
+    maxItems: 1,
+    description: "`stages`: the stage intervals, which every session answers already.",
+  }),
+  is_nap: Type.Optional(Type.Boolean({ description: "Only naps (true) or only main sleeps (false)." })),
   filter_by_priority: Type.Boolean({
     default: false,
     description:
@@ -176,6 +261,11 @@ export function registerEventRoutes(app: HttpServer, events: EventsService) {
           cursor: q.cursor,
           limit: q.limit,
           recordType: q.record_type,
+          type: q.type,
+          provider: q.provider,
+          source: q.source,
+          deviceModel: q.device_model,
+          dataSourceId: q.data_source_id,
         })
         .catch(asEventHttpError);
     },
@@ -208,9 +298,33 @@ export function registerEventRoutes(app: HttpServer, events: EventsService) {
           cursor: q.cursor,
           limit: q.limit,
           filterByPriority: q.filter_by_priority,
+          isNap: q.is_nap,
+          provider: q.provider,
+          source: q.source,
+          deviceModel: q.device_model,
+          dataSourceId: q.data_source_id,
         })
         .catch(asEventHttpError);
     },
+  );
+
+  app.get(
+    "/users/:user_id/events/workouts/types",
+    {
+      schema: {
+        operationId: "listWorkoutTypes",
+        tags: [eventsTag.name],
+        summary: "List workout types",
+        description: "The workout types the user has workouts of, sorted. An unknown user has none.",
+        params: UserPath,
+        response: {
+          200: Type.Array(Type.String(), { examples: [["cycling", "running", "walking"]] }),
+          ...badRequest('path.user_id: must match format "uuid"'),
+          ...unauthorized,
+        },
+      },
+    },
+    async (request) => events.workoutTypes(request.params.user_id),
   );
 
   const deleteRoute = (path: string, idParam: "workout_id" | "sleep_id", category: "workout" | "sleep") =>

@@ -1,9 +1,10 @@
 /** `GET /users/{user_id}/health-scores`: provider and internal scores, newest first, offset paging. */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { PROVIDER_INPUT_NAMES, PROVIDER_NAMES } from "../domain/providers.ts";
 import type { HealthScoresService } from "../services/healthScores.ts";
 import { asQueryHttpError, badRequest, CursorEnvelopeSchema, DateParam, unauthorized } from "./dataEnvelope.ts";
-import { Nullable } from "./schemas.ts";
+import { Nullable, StringEnum } from "./schemas.ts";
 
 export const healthScoresTag = {
   name: "Health scores",
@@ -22,24 +23,6 @@ export const HEALTH_SCORE_CATEGORIES = [
   "strain",
 ] as const;
 
-/** The anchor's `ProviderName`. */
-export const PROVIDER_NAMES = [
-  "apple",
-  "samsung",
-  "garmin",
-  "google",
-  "polar",
-  "suunto",
-  "whoop",
-  "strava",
-  "oura",
-  "fitbit",
-  "ultrahuman",
-  "sensorbio",
-  "unknown",
-  "internal",
-] as const;
-
 const SCORE_EXAMPLE = {
   id: "5e2d9c1a-7b3f-4a8e-9c0d-1e2f3a4b5c6d",
   category: "sleep",
@@ -55,6 +38,7 @@ const SCORE_EXAMPLE = {
   },
   data_source_id: null,
   provider: "internal",
+  event_record_id: "0b6f1c2d-3e4f-4a5b-8c7d-9e0f1a2b3c4d",
 };
 
 const ScoreComponent = Type.Object({
@@ -64,21 +48,29 @@ const ScoreComponent = Type.Object({
 
 const HealthScore = Type.Object({
   id: Type.String({ format: "uuid" }),
-  category: Type.String(),
+  category: StringEnum(HEALTH_SCORE_CATEGORIES),
   value: Type.Number({ description: "Range depends on the provider and category." }),
   qualifier: Nullable(Type.String()),
   recorded_at: Type.String({ format: "date-time" }),
   zone_offset: Nullable(Type.String()),
   components: Nullable(Type.Record(Type.String(), ScoreComponent)),
   data_source_id: Nullable(Type.String({ format: "uuid" })),
-  provider: Type.String(),
+  provider: Nullable(StringEnum(PROVIDER_NAMES)),
+  event_record_id: Nullable(
+    Type.String({ format: "uuid", description: "The sleep (event record) the score is of, for sleep scores." }),
+  ),
 });
 
 const HealthScoresQuery = Type.Object({
   start_date: Type.Optional(DateParam("Scores recorded at or after it.")),
   end_date: Type.Optional(DateParam("Scores recorded before it.")),
   category: Type.Optional(Type.Union(HEALTH_SCORE_CATEGORIES.map((c) => Type.Literal(c)))),
-  provider: Type.Optional(Type.Union(PROVIDER_NAMES.map((p) => Type.Literal(p)))),
+  provider: Type.Optional(
+    Type.Union(
+      PROVIDER_INPUT_NAMES.map((p) => Type.Literal(p)),
+      { description: "The 0.9 provider names; the retired `google` is taken for `google_health`." },
+    ),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
   offset: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0 }),
 });

@@ -483,6 +483,39 @@ describe("GET /summaries/data", () => {
   });
 });
 
+describe("GET /summaries/data/timeline", () => {
+  it("counts per day or week, grouped by provider, series type or workout type, as /summaries/data does", async () => {
+    const total = (await get(`/users/${userId}/summaries/data`)).body;
+    const sum = (series: Json[]) =>
+      series.reduce((n: number, x: Json) => n + x.buckets.reduce((m: number, b: [string, number]) => m + b[1], 0), 0);
+    const byProvider = await get(`/users/${userId}/summaries/data/timeline`);
+    expect(byProvider.status).toBe(200);
+    expect(byProvider.body.bucket).toBe("day");
+    expect(byProvider.body.group_by).toBe("provider");
+    const points = byProvider.body.series.filter((x: Json) => x.metric === "data_points");
+    expect(points.map((x: Json) => x.key)).toEqual(["apple", "garmin"]);
+    expect(sum(points)).toBe(total.total_data_points);
+    expect(sum(byProvider.body.series.filter((x: Json) => x.metric === "workouts"))).toBe(total.total_workouts);
+    for (const x of byProvider.body.series) {
+      const days = x.buckets.map((b: [string, number]) => b[0]);
+      expect(days).toEqual([...days].sort());
+      for (const d of days) expect(d).toMatch(/^\d{4}-\d\d-\d\d$/);
+    }
+    const byType = await get(`/users/${userId}/summaries/data/timeline?group_by=series_type&bucket=week`);
+    const heartRate = byType.body.series.find((x: Json) => x.key === "heart_rate");
+    expect(sum([heartRate])).toBe(total.series_type_counts.heart_rate);
+    for (const [week] of heartRate.buckets) expect(new Date(`${week}T00:00:00Z`).getUTCDay()).toBe(1);
+    const workouts = await get(`/users/${userId}/summaries/data/timeline?group_by=workout_type`);
+    expect(workouts.body.series.map((x: Json) => [x.key, x.metric, sum([x])])).toEqual([["hiking", "workouts", 1]]);
+    const garmin = await get(`/users/${userId}/summaries/data/timeline?provider=garmin`);
+    expect(garmin.body.series.map((x: Json) => x.key)).toEqual(["garmin"]);
+    expect((await get(`/users/${userId}/summaries/data/timeline?provider=google`)).body.series).toEqual([]);
+    for (const bad of ["bucket=month", "group_by=device", "provider=fitbit2", "start_date=soon"]) {
+      expect((await get(`/users/${userId}/summaries/data/timeline?${bad}`)).status, bad).toBe(400);
+    }
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with the anchor's messages, never 500", async () => {
     const u = `/users/${userId}/summaries`;

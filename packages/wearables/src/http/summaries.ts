@@ -5,15 +5,17 @@
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
 import { InvalidQueryError } from "../domain/queryDates.ts";
 import type { SummariesService } from "../services/summaries.ts";
-import { ErrorBody } from "./schemas.ts";
+import { ErrorBody, StringEnum } from "./schemas.ts";
 import {
   ACTIVITY_EXAMPLE,
   ActivitySummary,
   BodySummary,
   DATE_DESCRIPTION,
   DataSummary,
+  DataTimeline,
   Page,
   RECOVERY_EXAMPLE,
   RecoverySummary,
@@ -185,5 +187,51 @@ export function registerSummaryRoutes(app: HttpServer, summaries: SummariesServi
     },
     async (request) =>
       summaries.data(request.params.user_id, request.query.start_date, request.query.end_date).catch(throwAsHttpError),
+  );
+  app.get(
+    "/users/:user_id/summaries/data/timeline",
+    {
+      schema: {
+        operationId: "getDataTimeline",
+        tags,
+        summary: "Data timeline",
+        description:
+          "Counts per UTC day or ISO week (its Monday), optionally within [`start_date`, `end_date`) (samples by " +
+          "time, workouts by start): `group_by=provider` gives each provider's samples (`data_points`) and, when " +
+          "it has workouts, its workouts (`workouts`); `series_type` the samples of each type; `workout_type` the " +
+          "workouts of each type. Only buckets holding data are listed. An unknown user has no series.",
+        params: UserPath,
+        querystring: Type.Object({
+          start_date: Type.Optional(dateParameter()),
+          end_date: Type.Optional(dateParameter()),
+          bucket: StringEnum(["day", "week"], { default: "day" }),
+          group_by: StringEnum(["provider", "series_type", "workout_type"], { default: "provider" }),
+          provider: Type.Optional(
+            StringEnum(PROVIDER_INPUT_NAMES, {
+              description: "Only this provider's data (the retired `google` is taken for `google_health`).",
+            }),
+          ),
+        }),
+        response: { 200: DataTimeline, ...errors },
+      },
+    },
+    async (request) => {
+      const q = request.query as {
+        start_date?: string;
+        end_date?: string;
+        bucket: "day" | "week";
+        group_by: "provider" | "series_type" | "workout_type";
+        provider?: string;
+      };
+      return summaries
+        .timeline(request.params.user_id, {
+          startDate: q.start_date,
+          endDate: q.end_date,
+          bucket: q.bucket,
+          groupBy: q.group_by,
+          provider: q.provider,
+        })
+        .catch(throwAsHttpError);
+    },
   );
 }

@@ -3,7 +3,8 @@
  * of each answer. Declarations only: long because each summary has many fields.
  */
 import { type TSchema, Type } from "typebox";
-import { Nullable } from "./schemas.ts";
+import { DEVICE_TYPES } from "./dataEnvelope.ts";
+import { Nullable, StringEnum } from "./schemas.ts";
 
 const USER_ID = "3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12";
 export const DATE_DESCRIPTION =
@@ -22,7 +23,7 @@ const SourceMetadata = Type.Object(
     provider: Type.String(),
     source: Nullable(Type.String()),
     device: Nullable(Type.String()),
-    device_type: Nullable(Type.String()),
+    device_type: Nullable(StringEnum(DEVICE_TYPES)),
     device_name: Nullable(Type.String()),
   },
   { examples: [SOURCE_EXAMPLE] },
@@ -39,7 +40,9 @@ const Pagination = Type.Object({
   total_count: Nullable(Type.Integer()),
 });
 const Metadata = Type.Object({
-  resolution: Type.Null(),
+  resolution: Nullable(
+    StringEnum(["raw", "1min", "5min", "15min", "1hour"], { description: "Always null: summaries are per day." }),
+  ),
   sample_count: Type.Integer(),
   start_time: DateTime(),
   end_time: DateTime(),
@@ -291,6 +294,45 @@ export const DataSummary = Type.Object(
           },
         ],
         has_womens_health_data: false,
+      },
+    ],
+  },
+);
+
+export const DataTimeline = Type.Object(
+  {
+    bucket: StringEnum(["day", "week"]),
+    group_by: StringEnum(["provider", "series_type", "workout_type"]),
+    series: Type.Array(
+      Type.Object({
+        key: Type.String({ description: "The provider, series type or workout type." }),
+        metric: StringEnum(["data_points", "workouts"], { default: "data_points" }),
+        buckets: Type.Array(
+          Type.Array(Type.Union([Type.String({ format: "date" }), Type.Integer()]), {
+            minItems: 2,
+            maxItems: 2,
+            description: "`[bucket start date, count]`.",
+          }),
+        ),
+      }),
+    ),
+  },
+  {
+    examples: [
+      {
+        bucket: "day",
+        group_by: "provider",
+        series: [
+          {
+            key: "apple",
+            metric: "data_points",
+            buckets: [
+              ["2026-03-01", 1440],
+              ["2026-03-02", 1380],
+            ],
+          },
+          { key: "garmin", metric: "workouts", buckets: [["2026-03-02", 1]] },
+        ],
       },
     ],
   },

@@ -287,6 +287,49 @@ describe("resolution", () => {
   });
 });
 
+describe("the anchor's 0.9 series type names", () => {
+  it("answers `active_energy` (stored id 81) and takes the retired `energy` for it", async () => {
+    const at = Date.UTC(2026, 5, 1, 8);
+    await write(watch, [
+      { seriesType: 81, recordedAt: at, value: 12.5 },
+      { seriesType: 81, recordedAt: at + MIN, value: 7.5 },
+    ]);
+    const window = "start_time=2026-06-01T00:00:00Z&end_time=2026-06-02T00:00:00Z";
+    const current = await series(userId, `${window}&types=active_energy`);
+    expect(current.status).toBe(200);
+    expect(current.body.data.map((r) => [r.type, r.value, r.unit])).toEqual([
+      ["active_energy", 12.5, "kcal"],
+      ["active_energy", 7.5, "kcal"],
+    ]);
+    const retired = await series(userId, `${window}&types=energy`);
+    expect(retired.status).toBe(200);
+    expect(retired.body.data).toEqual(current.body.data);
+    const hourly = await series(userId, `${window}&types=energy&types=active_energy&resolution=1hour`);
+    expect(hourly.body.data.map((r) => [r.type, r.value])).toEqual([["active_energy", 20]]);
+  });
+});
+
+describe("data source filters", () => {
+  it("filters by provider (0.9 names, `google` taken), source, device model and data source, counts included", async () => {
+    const pick = async (query: string) => {
+      const { status, body } = await series(userId, `${WINDOW}&types=heart_rate&limit=100&${query}`);
+      expect(status, query).toBe(200);
+      return [new Set(body.data.map((r) => (r.source as { provider: string }).provider)), body.pagination.total_count];
+    };
+    expect(await pick("provider=garmin")).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("provider=apple")).toEqual([new Set(["apple"]), 720]);
+    expect(await pick("device_model=Forerunner%20255")).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("source=com.apple.health")).toEqual([new Set(["apple"]), 720]);
+    expect(await pick(`data_source_id=${garmin.id}`)).toEqual([new Set(["garmin"]), 120]);
+    expect(await pick("provider=google")).toEqual([new Set(), 0]);
+    const hourly = await series(userId, `${WINDOW}&types=heart_rate&resolution=1hour&provider=garmin`);
+    expect(hourly.body.data.map((r) => [r.timestamp, r.value])).toEqual([["2026-05-01T08:00:00.000Z", 100]]);
+    for (const bad of ["provider=fitbit2", "data_source_id=x"]) {
+      expect((await series(userId, `${WINDOW}&${bad}`)).status, bad).toBe(400);
+    }
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with a detail, never 500", async () => {
     const cursorOf = (text: string) => encodeCursor([text]);

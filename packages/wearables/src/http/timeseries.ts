@@ -1,7 +1,8 @@
 /** `GET /users/{user_id}/timeseries`: raw samples or aggregated buckets, a keyset page at a time. */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
-import { SERIES_TYPES } from "../domain/seriesTypes.ts";
+import { PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { RETIRED_SERIES_TYPE_CODES, SERIES_TYPES } from "../domain/seriesTypes.ts";
 import { BUCKET_LIMIT_MAX, RESOLUTIONS } from "../domain/timeseriesResolution.ts";
 import type { TimeseriesService } from "../services/timeseries.ts";
 import {
@@ -14,7 +15,7 @@ import {
   SourceMetadataSchema,
   unauthorized,
 } from "./dataEnvelope.ts";
-import { Nullable } from "./schemas.ts";
+import { Nullable, StringEnum } from "./schemas.ts";
 
 export const timeseriesTag = {
   name: "Timeseries",
@@ -34,7 +35,10 @@ const SAMPLE_EXAMPLE = {
 const TimeSeriesSample = Type.Object({
   timestamp: Type.String({ format: "date-time", description: "The sample's instant, or its bucket's start." }),
   zone_offset: Nullable(Type.String({ examples: ["+01:00"] })),
-  type: Type.String({ description: "A series type code." }),
+  type: StringEnum(
+    SERIES_TYPES.map((t) => t.code),
+    { description: "The series type (the anchor's 0.9 names: `active_energy`, not the retired `energy`)." },
+  ),
   value: Type.Number(),
   unit: Type.String(),
   source: SourceMetadataSchema,
@@ -46,18 +50,25 @@ const TimeSeriesSample = Type.Object({
 const TimeseriesQuery = Type.Object({
   start_time: DateParam("Start of the window (inclusive)."),
   end_time: DateParam("End of the window (exclusive); a date alone includes that whole day."),
-  types: Type.Array(Type.Union(SERIES_TYPES.map((t) => Type.Literal(t.code))), {
-    default: [],
-    maxItems: SERIES_TYPES.length,
-    description: "Series types, repeated (`types=heart_rate&types=steps`); all types when absent.",
-  }),
+  types: Type.Array(
+    Type.Union(
+      [...SERIES_TYPES.map((t) => t.code), ...Object.keys(RETIRED_SERIES_TYPE_CODES)].map((c) => Type.Literal(c)),
+    ),
+    {
+      default: [],
+      maxItems: SERIES_TYPES.length,
+      description:
+        "Series types, repeated (`types=heart_rate&types=steps`); all types when absent. The names the anchor " +
+        "retired in 0.9 are accepted for the new ones (`energy` for `active_energy`); answers carry the new names.",
+    },
+  ),
   resolution: Type.Union(
     RESOLUTIONS.map((r) => Type.Literal(r)),
     {
       default: "raw",
       description:
         "`raw` samples, or one value per (bucket, data source, type) over UTC-aligned buckets, combined by each " +
-        "type's aggregation: sum (steps, energy, distances, counts), avg (rates, levels), max (tests).",
+        "type's aggregation: sum (steps, active_energy, distances, counts), avg (rates, levels), max (tests).",
     },
   ),
   cursor: Type.Optional(CursorParam),
@@ -67,6 +78,18 @@ const TimeseriesQuery = Type.Object({
     default: 50,
     description: "Page size: at most 100 raw samples, or 1000 buckets.",
   }),
+  provider: Type.Optional(
+    StringEnum(PROVIDER_INPUT_NAMES, {
+      description: "Only samples of this provider's data sources (the retired `google` is taken for `google_health`).",
+    }),
+  ),
+  source: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only samples of data sources of this source app." }),
+  ),
+  device_model: Type.Optional(
+    Type.String({ maxLength: 100, description: "Only samples of data sources of this device model." }),
+  ),
+  data_source_id: Type.Optional(Type.String({ format: "uuid", description: "Only samples of this data source." })),
 });
 
 const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
@@ -111,6 +134,10 @@ export function registerTimeseriesRoutes(app: HttpServer, timeseries: Timeseries
           resolution: q.resolution,
           cursor: q.cursor,
           limit: q.limit,
+          provider: q.provider,
+          source: q.source,
+          deviceModel: q.device_model,
+          dataSourceId: q.data_source_id,
         })
         .catch(asQueryHttpError);
     },

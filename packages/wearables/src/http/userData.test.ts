@@ -157,6 +157,7 @@ describe("GET /health-scores", () => {
       components: { duration: { value: 100, qualifier: null } },
       data_source_id: null,
       provider: "oura",
+      event_record_id: null,
     });
     expect(body.pagination).toEqual({ next_cursor: null, previous_cursor: null, has_more: true, total_count: 12 });
     expect(body.metadata).toEqual({ resolution: null, sample_count: 5, start_time: null, end_time: null });
@@ -177,6 +178,22 @@ describe("GET /health-scores", () => {
       end_time: "2026-05-03T05:00:00.000Z",
     });
     expect((await get(`/users/${userId}/health-scores?provider=garmin`)).body.data).toEqual([]);
+  });
+
+  it("speaks the 0.9 provider names and takes the retired `google` for `google_health`", async () => {
+    await s.database.db.query(
+      `INSERT INTO wearables.health_scores (user_id, provider, category, value, recorded_at)
+       VALUES ($1, 'google_health', 'sleep', 66, '2026-04-01T05:00:00Z')`,
+      [friendId],
+    );
+    const current = await get(`/users/${friendId}/health-scores?provider=google_health`);
+    expect(current.body.data.map((x: { provider: string; value: number }) => [x.provider, x.value])).toEqual([
+      ["google_health", 66],
+    ]);
+    expect((await get(`/users/${friendId}/health-scores?provider=google`)).body.data).toEqual(current.body.data);
+    for (const p of ["health_connect", "withings"]) {
+      expect((await get(`/users/${friendId}/health-scores?provider=${p}`)).body.data).toEqual([]);
+    }
   });
 
   it("an unknown user has none", async () => {

@@ -214,6 +214,52 @@ describe("GET /users", () => {
   });
 });
 
+describe("PATCH and DELETE /users/{user_id}", () => {
+  const send = (path: string, method: string, body?: unknown) =>
+    api(path, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    });
+
+  it("PATCH sets the given fields, clears nulls, keeps the others, and keeps uniqueness", async () => {
+    const user = await (await post({ first_name: "Grace", last_name: "Hopper", email: "grace@example.com" })).json();
+    const res = await send(`/users/${user.id}`, "PATCH", { first_name: "Rear Admiral", email: null });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      ...user,
+      first_name: "Rear Admiral",
+      email: null,
+    });
+    expect(await (await api(`/users/${user.id}`)).json()).toMatchObject({ first_name: "Rear Admiral", email: null });
+    expect((await send(`/users/${user.id}`, "PATCH", {})).status).toBe(200);
+    await post({ email: "taken@example.com" });
+    const taken = await send(`/users/${user.id}`, "PATCH", { email: "TAKEN@example.com" });
+    expect(taken.status).toBe(409);
+    expect(await taken.json()).toEqual({ detail: "User with this email already exists." });
+    expect((await send(`/users/${user.id}`, "PATCH", { email: "nope" })).status).toBe(400);
+    // Unknown fields are dropped, as on create (and by the anchor's model).
+    expect((await send(`/users/${user.id}`, "PATCH", { password: "x" })).status).toBe(200);
+    const missing = await send("/users/00000000-0000-4000-8000-000000000000", "PATCH", { first_name: "X" });
+    expect(missing.status).toBe(404);
+  });
+
+  it("DELETE answers the user as it was and removes it with its data", async () => {
+    const user = await (await post({ first_name: "Temp", external_user_id: "tmp-1" })).json();
+    await s.database.db.query(
+      "INSERT INTO wearables.data_sources (user_id, provider, device_model) VALUES ($1, 'garmin', 'Edge 540')",
+      [user.id],
+    );
+    const res = await send(`/users/${user.id}`, "DELETE");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(user);
+    expect((await api(`/users/${user.id}`)).status).toBe(404);
+    const left = await s.database.db.query("SELECT 1 FROM wearables.data_sources WHERE user_id = $1", [user.id]);
+    expect(left).toEqual([]);
+    expect((await send(`/users/${user.id}`, "DELETE")).status).toBe(404);
+    expect((await send("/users/nope", "DELETE")).status).toBe(400);
+  });
+});
+
 describe("service basics", () => {
   it("serves OpenAPI 3.1, docs, health, and request ids", async () => {
     const spec = await (await fetch(`${s.url}/openapi.json`)).json();

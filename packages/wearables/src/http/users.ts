@@ -1,5 +1,5 @@
 /**
- * `GET /users`, `POST /users`, `GET /users/{user_id}`: each route parses the request (its TypeBox schema),
+ * `GET /users`, `POST /users`, `GET`, `PATCH` and `DELETE /users/{user_id}`: each route parses the request (its TypeBox schema),
  * calls one function of the users service, and shapes the answer; users errors become HTTP answers here.
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
@@ -45,6 +45,22 @@ const UserCreate = Type.Object(
     external_user_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
   },
   { additionalProperties: false },
+);
+
+const UserUpdate = Type.Object(
+  {
+    first_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    last_name: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
+    email: Type.Optional(Nullable(Type.String({ format: "email", maxLength: 320 }))),
+    external_user_id: Type.Optional(
+      Nullable(Type.String({ minLength: 1, maxLength: 255, description: "Deprecated, as in the anchor." })),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: "The fields to change: null clears one, an absent one stays.",
+    examples: [{ first_name: "Augusta", email: null }],
+  },
 );
 
 const ListQuery = Type.Object({
@@ -164,5 +180,51 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
       },
     },
     async (request) => toUserRead(await users.get(request.params.user_id).catch(throwAsHttpError)),
+  );
+
+  app.patch(
+    "/users/:user_id",
+    {
+      schema: {
+        operationId: "updateUser",
+        tags: [usersTag.name],
+        summary: "Update user",
+        description:
+          "Changes the fields the body holds (null clears one, an absent one stays) and answers the user. The " +
+          "uniqueness of `email` and `external_user_id` holds as on create (409).",
+        params: UserPath,
+        body: UserUpdate,
+        response: {
+          200: UserRead,
+          400: ErrorBody('body.email: must match format "email"'),
+          404: ErrorBody(`User with ID: ${USER_EXAMPLE.id} not found.`),
+          409: ErrorBody("User with this email already exists."),
+          ...unauthorized,
+        },
+      },
+    },
+    async (request) => toUserRead(await users.update(request.params.user_id, request.body).catch(throwAsHttpError)),
+  );
+
+  app.delete(
+    "/users/:user_id",
+    {
+      schema: {
+        operationId: "deleteUser",
+        tags: [usersTag.name],
+        summary: "Delete user",
+        description:
+          "Deletes the user with everything of theirs (connections, data sources, samples, workouts, sleep, " +
+          "scores, imports) and answers the user as it was.",
+        params: UserPath,
+        response: {
+          200: UserRead,
+          400: ErrorBody('path.user_id: must match format "uuid"'),
+          404: ErrorBody(`User with ID: ${USER_EXAMPLE.id} not found.`),
+          ...unauthorized,
+        },
+      },
+    },
+    async (request) => toUserRead(await users.delete(request.params.user_id).catch(throwAsHttpError)),
   );
 }

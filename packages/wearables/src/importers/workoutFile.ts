@@ -273,9 +273,10 @@ export function providerOf(maker: string | null | undefined): string {
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase();
-  for (const p of ["garmin", "polar", "suunto", "strava", "whoop", "fitbit", "oura", "samsung", "google"]) {
+  for (const p of ["garmin", "polar", "suunto", "strava", "whoop", "fitbit", "oura", "samsung", "withings"]) {
     if (m.includes(p)) return p;
   }
+  if (m.includes("google")) return "google_health";
   if (m.includes("apple") || m.includes("iphone") || m.includes("health")) return "apple";
   if (/forerunner|fenix|edge \d|venu|vivoactive|vivosmart|vivofit|epix|instinct|enduro/.test(m)) return "garmin";
   return "unknown";

@@ -35,7 +35,9 @@ export const PROVIDER_CAPABILITIES: Readonly<Record<string, ProviderCapabilities
   fitbit: caps({ rest_pull: true }),
   ultrahuman: caps({ rest_pull: true }),
   sensorbio: caps({ rest_pull: true }),
-  google: caps({ client_sdk: true, rest_pull: true, webhook_ping: true }),
+  google_health: caps({ client_sdk: true, rest_pull: true, webhook_ping: true }),
+  withings: caps({ rest_pull: true, webhook_ping: true }),
+  health_connect: caps({ client_sdk: true }),
   apple: caps({ client_sdk: true }),
   samsung: caps({ client_sdk: true }),
 };

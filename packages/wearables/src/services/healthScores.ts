@@ -2,6 +2,7 @@
  * `GET /users/{user_id}/health-scores`: provider and internal scores, newest first, paged by offset in the
  * cursor envelope's shape (the anchor's: `has_more = offset + page < total`, no cursors).
  */
+import { currentProviderName } from "../domain/providers.ts";
 import { optionalWindow } from "../domain/queryDates.ts";
 import type { HealthScoreRow, HealthScoresRepository } from "../store/healthScoresRepository.ts";
 import type { CursorEnvelope } from "./timeseries.ts";
@@ -26,6 +27,7 @@ export interface HealthScoreItem {
   components: HealthScoreRow["components"];
   data_source_id: string | null;
   provider: string;
+  event_record_id: string | null;
 }
 
 export function createHealthScoresService(scores: HealthScoresRepository) {
@@ -33,7 +35,8 @@ export function createHealthScoresService(scores: HealthScoresRepository) {
     /** @throws {InvalidQueryError} on a bad date or an inverted range. */
     async list(q: HealthScoresQuery): Promise<CursorEnvelope<HealthScoreItem>> {
       const { start, end } = optionalWindow(q.startDate, q.endDate);
-      const { rows, total } = await scores.list({ ...q, start, end });
+      const provider = q.provider === undefined ? undefined : currentProviderName(q.provider);
+      const { rows, total } = await scores.list({ ...q, provider, start, end });
       return {
         data: rows.map((r) => ({ ...r, value: Number(r.value), recorded_at: r.recorded_at.toISOString() })),
         pagination: {

@@ -9,6 +9,7 @@ import type { SummariesRepository } from "../store/summariesRepository.ts";
 import { activitySummaries } from "./summaries/activity.ts";
 import { bodySummary } from "./summaries/body.ts";
 import { dataSummary } from "./summaries/dataSummary.ts";
+import { dataTimeline, type TimelineBucket, type TimelineGroupBy } from "./summaries/dataTimeline.ts";
 import { recoverySummaries } from "./summaries/recovery.ts";
 import { sleepSummaries } from "./summaries/sleep.ts";
 import { type PageRequest, summaryRange } from "./summaries/summaryPage.ts";
@@ -16,6 +17,7 @@ import { type PageRequest, summaryRange } from "./summaries/summaryPage.ts";
 export type { ActivitySummary } from "./summaries/activity.ts";
 export type { BodySummary } from "./summaries/body.ts";
 export type { DataSummary } from "./summaries/dataSummary.ts";
+export type { DataTimeline } from "./summaries/dataTimeline.ts";
 export type { RecoverySummary } from "./summaries/recovery.ts";
 export type { SleepSummary } from "./summaries/sleep.ts";
 export type { SummaryPage } from "./summaries/summaryPage.ts";
@@ -48,6 +50,17 @@ export function createSummariesService({ repository, now = Date.now }: CreateSum
     /** @throws {InvalidQueryError} */
     data: async (userId: string, startDate?: string, endDate?: string) =>
       dataSummary(repository, userId, optionalWindow(startDate, endDate)),
+    /** @throws {InvalidQueryError} */
+    timeline: async (
+      userId: string,
+      q: {
+        startDate?: string | undefined;
+        endDate?: string | undefined;
+        bucket: TimelineBucket;
+        groupBy: TimelineGroupBy;
+        provider?: string | undefined;
+      },
+    ) => dataTimeline(repository, userId, optionalWindow(q.startDate, q.endDate), q),
   };
 }
 

@@ -13,9 +13,11 @@ import {
   RAW_LIMIT_MAX,
   type Resolution,
 } from "../domain/timeseriesResolution.ts";
+import type { SourceFilter } from "../store/eventsRepository.ts";
 import type { SamplePosition, SampleRow, TimeseriesRepository } from "../store/timeseriesRepository.ts";
+import { sourceFilter } from "./events.ts";
 
-export interface TimeseriesQuery {
+export interface TimeseriesQuery extends SourceFilter {
   userId: string;
   startTime: string;
   endTime: string;
@@ -119,14 +121,19 @@ export function createTimeseriesService(samples: TimeseriesRepository) {
     /** @throws {InvalidQueryError} on a bad date, an empty or inverted window, a bad cursor or limit. */
     async list(query: TimeseriesQuery): Promise<CursorEnvelope<TimeseriesSample>> {
       const { start, end } = timeseriesWindow(query.startTime, query.endTime);
-      const seriesTypes = [...new Set(query.types)].map((code) => {
-        const type = seriesTypeByCode(code);
-        if (!type) throw new UnknownSeriesTypeError(code);
-        return type.id;
-      });
+      // A retired name (`energy`) and its successor (`active_energy`) are one type: deduplicated by id.
+      const seriesTypes = [
+        ...new Set(
+          query.types.map((code) => {
+            const type = seriesTypeByCode(code);
+            if (!type) throw new UnknownSeriesTypeError(code);
+            return type.id;
+          }),
+        ),
+      ];
       if (query.resolution === "raw" && query.limit > RAW_LIMIT_MAX) throw new LimitTooLargeError(RAW_LIMIT_MAX);
       const after = query.cursor ? decodeSampleCursor(query.cursor) : null;
-      const base = { userId: query.userId, seriesTypes, start, end };
+      const base = { userId: query.userId, seriesTypes, start, end, ...sourceFilter(query) };
       const take = query.limit + 1;
 
       let rows: SampleRow[];

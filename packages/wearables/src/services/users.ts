@@ -28,6 +28,27 @@ export function createUsersService(users: UsersRepository) {
 
     /** @throws {UserAlreadyExistsError} when the email (whatever its case) or the external_user_id is taken. */
     create: (user: NewUser): Promise<UserRow> => users.create(user),
+
+    /**
+     * Sets the given fields (null clears one, an absent one stays).
+     * @throws {UserNotFoundError}
+     * @throws {UserAlreadyExistsError} when the new email or external_user_id is another user's.
+     */
+    update: async (userId: string, changes: NewUser): Promise<UserRow> => {
+      const user = await users.update(userId, changes);
+      if (!user) throw new UserNotFoundError(userId);
+      return user;
+    },
+
+    /**
+     * Deletes the user with all their data; the user as it was.
+     * @throws {UserNotFoundError}
+     */
+    delete: async (userId: string): Promise<UserRow> => {
+      const user = await users.delete(userId);
+      if (!user) throw new UserNotFoundError(userId);
+      return user;
+    },
   };
 }
 

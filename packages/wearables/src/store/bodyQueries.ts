@@ -81,5 +81,40 @@ export function createBodyQueries(db: Queryable) {
       ]);
       return { samples, events };
     },
+
+    /**
+     * Sample counts per (UTC day or ISO week start, provider, series type) and workout counts per (bucket,
+     * provider, workout type) in [start, end), of one provider when `provider` is given.
+     */
+    async timelineCounts(
+      userId: string,
+      start: number | null,
+      end: number | null,
+      bucket: "day" | "week",
+      provider: string | null,
+    ) {
+      const values = [userId, start === null ? null : iso(start), end === null ? null : iso(end), bucket, provider];
+      const [samples, workouts] = await Promise.all([
+        db.query<{ bucket: string; provider: string; series_type: number; n: number }>(
+          `SELECT date_trunc($4, s.recorded_at AT TIME ZONE 'UTC')::date::text AS bucket, d.provider, s.series_type,
+                  count(*)::int AS n
+           FROM wearables.samples s JOIN wearables.data_sources d ON d.key = s.source_key
+           WHERE d.user_id = $1 AND ($2::timestamptz IS NULL OR s.recorded_at >= $2)
+             AND ($3::timestamptz IS NULL OR s.recorded_at < $3) AND ($5::text IS NULL OR d.provider = $5)
+           GROUP BY 1, 2, 3`,
+          values,
+        ),
+        db.query<{ bucket: string; provider: string; type: string; n: number }>(
+          `SELECT date_trunc($4, e.start_datetime AT TIME ZONE 'UTC')::date::text AS bucket, d.provider, e.type,
+                  count(*)::int AS n
+           FROM wearables.events e JOIN wearables.data_sources d ON d.id = e.data_source_id
+           WHERE e.user_id = $1 AND e.category = 'workout' AND ($2::timestamptz IS NULL OR e.start_datetime >= $2)
+             AND ($3::timestamptz IS NULL OR e.start_datetime < $3) AND ($5::text IS NULL OR d.provider = $5)
+           GROUP BY 1, 2, 3`,
+          values,
+        ),
+      ]);
+      return { samples, workouts };
+    },
   };
 }

@@ -11,6 +11,8 @@ export interface HealthScoreRow {
   components: Record<string, { value?: number | null; qualifier?: string | null }> | null;
   data_source_id: string | null;
   provider: string;
+  /** The sleep event a sleep score is of (`sleep_event_id`). */
+  event_record_id: string | null;
 }
 
 export interface HealthScoreQuery {
@@ -44,7 +46,8 @@ export function createHealthScoresRepository(db: Queryable) {
       const n = w.values.length;
       const [rows, count] = await Promise.all([
         db.query<HealthScoreRow>(
-          `SELECT id, category, value, qualifier, recorded_at, zone_offset, components, data_source_id, provider
+          `SELECT id, category, value, qualifier, recorded_at, zone_offset, components, data_source_id, provider,
+                  sleep_event_id AS event_record_id
            FROM wearables.health_scores WHERE ${w.sql}
            ORDER BY recorded_at DESC, id DESC LIMIT $${n + 1} OFFSET $${n + 2}`,
           [...w.values, q.limit, q.offset],

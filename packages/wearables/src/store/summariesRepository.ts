@@ -101,7 +101,7 @@ export function createSummariesRepository(db: Queryable) {
     spo2: seriesId("oxygen_saturation"),
     resp: seriesId("respiratory_rate"),
     steps: seriesId("steps"),
-    energy: seriesId("energy"),
+    energy: seriesId("active_energy"),
     basal: seriesId("basal_energy"),
     distance: seriesId("distance_walking_running"),
     flights: seriesId("flights_climbed"),

@@ -15,6 +15,7 @@ import type { Queryable } from "@platform/kernel";
 import type { CursorDirection } from "../domain/cursors.ts";
 import { SERIES_TYPES } from "../domain/seriesTypes.ts";
 import { aggregateSql } from "../domain/timeseriesResolution.ts";
+import { type SourceFilter, sourceFilterSql } from "./eventsRepository.ts";
 
 /** Where a page starts: after (or, going back, before) this sort key. */
 export interface SamplePosition {
@@ -24,7 +25,7 @@ export interface SamplePosition {
   direction: CursorDirection;
 }
 
-export interface SampleQuery {
+export interface SampleQuery extends SourceFilter {
   userId: string;
   /** Series type ids; every type when empty. */
   seriesTypes: number[];
@@ -54,11 +55,14 @@ export interface SampleRow {
 
 const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
-/** The (data source, series type) pairs of the user, with the data source's metadata. */
-const PAIRS = `pairs AS (
+/**
+ * The (data source, series type) pairs of the user, with the data source's metadata; the data source filters'
+ * values are appended to `values` (so call it once every other parameter is in).
+ */
+const pairs = (q: SourceFilter, values: unknown[]) => `pairs AS (
   SELECT d.key AS source_key, t.id AS series_type, d.provider, d.source, d.device_model, d.device_type
   FROM wearables.data_sources d CROSS JOIN unnest($2::smallint[]) AS t(id)
-  WHERE d.user_id = $1)`;
+  WHERE d.user_id = $1${sourceFilterSql(q, values)})`;
 
 const ALL_TYPE_IDS = SERIES_TYPES.map((t) => t.id);
 const typeIds = (ids: number[]) => (ids.length > 0 ? ids : ALL_TYPE_IDS);
@@ -76,8 +80,9 @@ export function rawSamplesSql(q: SampleQuery): { text: string; values: unknown[]
       ? `AND s.recorded_at <= $6 AND (s.recorded_at < $6 OR (p.source_key, p.series_type) < ($7, $8))`
       : `AND s.recorded_at >= $6 AND (s.recorded_at > $6 OR (p.source_key, p.series_type) > ($7, $8))`;
   }
+  const withPairs = pairs(q, values);
   return {
-    text: `WITH ${PAIRS}
+    text: `WITH ${withPairs}
       SELECT p.source_key, p.series_type, s.recorded_at, ${AT("s.recorded_at")} AS at, s.value, s.zone_offset,
              s.is_daily_total, p.provider, p.source, p.device_model, p.device_type
       FROM pairs p CROSS JOIN LATERAL (
@@ -104,10 +109,11 @@ export function bucketSql(q: SampleQuery, bucketMinutes: number): { text: string
     values.push(q.after.at, q.after.sourceKey, q.after.seriesType);
     after = `WHERE (g.bucket, p.source_key, p.series_type) ${backward ? "<" : ">"} ($9::timestamptz, $10::int, $11::smallint)`;
   }
+  const withPairs = pairs(q, values);
   // Each (source, type) pair's samples are read through the primary key's range (LATERAL), never by a scan of
   // the table: at 100M samples PostgreSQL chose a parallel scan and an on-disk sort for the plain join.
   return {
-    text: `WITH ${PAIRS},
+    text: `WITH ${withPairs},
       buckets AS (
         SELECT p.source_key, p.series_type, g.bucket, g.value, g.zone_offset,
                CASE WHEN p.series_type = ANY($7::smallint[]) THEN g.intraday = 0 END AS is_daily_total
@@ -134,12 +140,14 @@ export function bucketSql(q: SampleQuery, bucketMinutes: number): { text: string
 }
 
 /** How many raw samples the window holds, before any cursor (the anchor's `total_count`). */
-export function countSamplesSql(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end">) {
+export function countSamplesSql(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end"> & SourceFilter) {
+  const values: unknown[] = [q.userId, typeIds(q.seriesTypes), q.start, q.end];
+  const filters = sourceFilterSql(q, values);
   return {
     text: `SELECT count(*)::bigint AS n FROM wearables.samples s
-      WHERE s.source_key = ANY(ARRAY(SELECT key FROM wearables.data_sources WHERE user_id = $1))
+      WHERE s.source_key = ANY(ARRAY(SELECT d.key FROM wearables.data_sources d WHERE d.user_id = $1${filters}))
         AND s.series_type = ANY($2::smallint[]) AND s.recorded_at >= $3 AND s.recorded_at < $4`,
-    values: [q.userId, typeIds(q.seriesTypes), q.start, q.end],
+    values,
   };
 }
 
@@ -163,7 +171,9 @@ export function createTimeseriesRepository(db: Queryable) {
       );
       return (row?.n ?? 0) * typeIds(seriesTypes).length;
     },
-    async countSamples(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end">): Promise<number> {
+    async countSamples(
+      q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end"> & SourceFilter,
+    ): Promise<number> {
       const sql = countSamplesSql(q);
       const [row] = await db.query<{ n: string | number }>(sql.text, sql.values);
       return Number(row?.n ?? 0);

@@ -3,7 +3,7 @@
  * has_active_connection) are derived from its provider connections, as Open Wearables does.
  * Constraint violations become the domain's errors here (see `domain/userErrors.ts`).
  */
-import { constraintViolation, type Queryable } from "@platform/kernel";
+import { constraintViolation, type Database } from "@platform/kernel";
 import { UserAlreadyExistsError } from "../domain/userErrors.ts";
 
 export interface UserRow {
@@ -116,7 +116,7 @@ function toDomainError(error: unknown): unknown {
   return field ? new UserAlreadyExistsError(field, { cause: error }) : error;
 }
 
-export function createUsersRepository(db: Queryable) {
+export function createUsersRepository(db: Database) {
   return {
     async list(p: ListUsersParameters): Promise<{ rows: UserRow[]; total: number }> {
       const sql = listUsersSql(p);
@@ -147,6 +147,43 @@ export function createUsersRepository(db: Queryable) {
           throw toDomainError(error);
         });
       return row as UserRow;
+    },
+
+    /**
+     * Sets the fields `changes` holds (null clears one; an absent field stays); the user as it is then, or
+     * undefined when there is none of that id.
+     * @throws {UserAlreadyExistsError} when the new email (whatever its case) or external_user_id is taken.
+     */
+    async update(id: string, changes: NewUser): Promise<UserRow | undefined> {
+      const fields = (["first_name", "last_name", "email", "external_user_id"] as const).filter(
+        (f) => changes[f] !== undefined,
+      );
+      if (fields.length > 0) {
+        const set = fields.map((f, i) => `${f} = $${i + 2}`).join(", ");
+        const updated = await db
+          .query<{ id: string }>(`UPDATE wearables.users SET ${set} WHERE id = $1 RETURNING id`, [
+            id,
+            ...fields.map((f) => changes[f] ?? null),
+          ])
+          .catch((error) => {
+            throw toDomainError(error);
+          });
+        if (updated.length === 0) return undefined;
+      }
+      return this.get(id);
+    },
+
+    /**
+     * Deletes the user and, by the foreign keys' cascades, everything of theirs (connections, data sources,
+     * samples, events, scores, imports); the user as it was, or undefined when there is none of that id.
+     */
+    async delete(id: string): Promise<UserRow | undefined> {
+      return db.transaction(async (tx) => {
+        const [row] = await tx.query<UserRow>(`${GET_USER_SQL} FOR UPDATE OF u`, [id]);
+        if (!row) return undefined;
+        await tx.query("DELETE FROM wearables.users WHERE id = $1", [id]);
+        return row;
+      });
     },
   };
 }
