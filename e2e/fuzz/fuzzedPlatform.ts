@@ -9,7 +9,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DevnetManifest } from "@platform/chains";
 import { callAdmin } from "../../packages/platform/src/admin/adminSocket.ts";
-import { createPlatformEnv, type PlatformProcess, startPlatformProcess } from "../support/platformProcess.ts";
+import {
+  createPlatformEnv,
+  EPHEMERAL_PORTS,
+  type PlatformProcess,
+  startPlatformProcess,
+} from "../support/platformProcess.ts";
 import type { FuzzContext } from "./fuzzCase.ts";
 import { type OpenApiDocument, type Operation, operationsOf } from "./openapiOperations.ts";
 import type { KnownValues } from "./validValues.ts";
@@ -82,13 +87,7 @@ async function seedTradingHost(origin: string, headers: Record<string, string>, 
 
 export async function startFuzzedPlatform(): Promise<FuzzedPlatform> {
   const { env, remove } = await createPlatformEnv("fuzz", {
-    WEARABLES_PORT: "0",
-    CHAINSTATS_PORT: "0",
-    CROSSCHAIN_PORT: "0",
-    BROKERAGE_AUTH_PORT: "0",
-    BROKERAGE_LIVE_PORT: "0",
-    BROKERAGE_PAPER_PORT: "0",
-    BROKERAGE_DATA_PORT: "0",
+    ...EPHEMERAL_PORTS,
     DEVNET_CHAINS: DEVNET_CHAINS.join(","),
     DEVNET_PORTS: DEVNET_CHAINS.map((id) => `${id}=0`).join(","),
     // The fuzzer sends thousands of requests with one key pair: the anchor's 200 a minute would answer 429
