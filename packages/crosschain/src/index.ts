@@ -196,6 +196,8 @@ function startCrosschainJobs(
           chains,
           onStored: () => wakeRelayer(),
           pricesOf: (chainId) => quotes.cache.snapshot().chains.get(chainId)?.prices,
+          // The relayer fills only what an indexer stored: its takeover must not lag the relayer's.
+          leaseTtlMs: config.crosschainRelayerLeaseSec * 1000,
         });
   const refresh = startQuoteRefresh(quotes); // the relayer's fill costs read the cache (a worker may serve nothing)
   const relayerKey = relayerKeyOf(context);

@@ -248,7 +248,7 @@ export const options = {
     env: "CROSSCHAIN_RELAYER_LEASE_SEC",
     default: 30,
     description:
-      "TTL of the kernel leases `crosschain.relayer:<chain>:<address>` (a relayer key per destination chain) and `crosschain.deposit-addresses:<chain>` (the deposit-address watcher): with several instances one works, and another takes over this long after the holder was killed (at once after a clean stop).",
+      "TTL of the kernel leases `crosschain.relayer:<chain>:<address>` (a relayer key per destination chain) `crosschain.deposit-addresses:<chain>` (the deposit-address watcher) and `crosschain.indexer:<chain>` (the SpokePool indexers, whose deposits the relayer fills): with several instances one works, and another takes over this long after the holder was killed (at once after a clean stop).",
     parse: parseInt_(1, 3_600),
   }),
   brokerageAuthPort: port(
