@@ -54,6 +54,13 @@ export {
   type RateCounter,
 } from "./limits/rateCounter.ts";
 export {
+  abortableSleep,
+  type CreateRateBudgetParameters,
+  createRateBudget,
+  type RateBudget,
+  type RateWindow,
+} from "./limits/rateBudget.ts";
+export {
   createConfiguredLogger,
   createLogger,
   type Logger,

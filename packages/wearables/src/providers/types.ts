@@ -1,0 +1,178 @@
+/**
+ * What a cloud vendor adapter is: its OAuth 2.0 dialect, its data API, and how its answers map into the health
+ * data model. One file per vendor under `adapters/`; everything vendor-independent (authorize URLs, code
+ * exchange, refresh, the shared rate budget, 429 and 401 handling, the sync job's pages and checkpoints) lives
+ * outside the adapters, so an adapter is only what its vendor's documentation says.
+ *
+ * URLs: every vendor URL is an absolute URL of the vendor's cloud (`defaults`). A deployment talks to the real
+ * clouds; tests (and the sandbox) replace a vendor's origins with a local stand-in's through
+ * `WEARABLES_VENDOR_ORIGINS` (`strava=http://127.0.0.1:9001`): the path of each URL stays the vendor's.
+ */
+import type { SampleInput, SleepInput, WorkoutInput } from "../store/healthDataWriter.ts";
+
+/** What a vendor calls each kind of data a sync pulls. */
+export type SyncKind = "workouts" | "sleep" | "daily" | "samples";
+
+/** The vendor's OAuth 2.0 authorization code flow, as its documentation describes it. */
+export interface VendorOAuth {
+  /** Browser consent page. */
+  authorizeUrl: string;
+  /** Code exchange and refresh (form POST). */
+  tokenUrl: string;
+  /** Where a token is revoked on disconnect, when the vendor has such an endpoint. */
+  revokeUrl?: string;
+  /** Sends `code_challenge` (S256) and `code_verifier`. */
+  pkce: boolean;
+  /** Client credentials in `Authorization: Basic` or in the form body. */
+  clientAuth: "basic" | "body";
+  /** The default scope string exactly as the vendor expects it (space- or comma-separated); "" sends none. */
+  scope: string;
+  /**
+   * Token endpoint dialect: `standard` is RFC 6749 JSON; `withings` posts `action=requesttoken` and answers
+   * `{status, body}` where `status != 0` is an error even on HTTP 200.
+   */
+  dialect?: "standard" | "withings";
+  /** Extra query parameters of the authorize URL (e.g. Google's `access_type=offline&prompt=consent`). */
+  authorizeParams?: Record<string, string>;
+}
+
+/** The token set a code exchange or refresh yields, normalized. */
+export interface VendorTokens {
+  accessToken: string;
+  /** Absent when the vendor did not rotate it (keep the old one). */
+  refreshToken?: string;
+  /** Epoch ms; undefined when the vendor did not say. */
+  expiresAt?: number;
+  scope?: string;
+  /** The vendor's user id when the token answer carries it (Strava `athlete.id`, Withings `userid`, Polar `x_user_id`). */
+  providerUserId?: string;
+  providerUsername?: string;
+}
+
+/**
+ * An authenticated HTTP client for one connection, given to the adapter's data calls. It adds the bearer token,
+ * waits for the vendor's shared rate budget, retries a 429 after `Retry-After`, refreshes an expired token once
+ * on 401, and throws `VendorHttpError` for any other non-2xx.
+ */
+export interface VendorClient {
+  /** GET `url` (absolute, from `endpoints.api`) with `query`; answers the parsed JSON body. */
+  getJson<T = unknown>(url: string, query?: Record<string, string | number | boolean | undefined>): Promise<T>;
+  /** POST a form (Withings' data API is form POSTs); answers the parsed JSON body. */
+  postForm<T = unknown>(url: string, form: Record<string, string | number>): Promise<T>;
+}
+
+/** Who recorded the rows of a page (a data source of the user: the vendor, a device, an app). */
+export interface PageSource {
+  deviceModel?: string | null;
+  source?: string | null;
+  deviceType?: string | null;
+}
+
+/** Rows of one vendor page mapped into the data model, ready for the shared writer. */
+export interface MappedRecords {
+  workouts: (WorkoutInput & PageSource)[];
+  sleeps: (SleepInput & PageSource)[];
+  samples: (SampleInput & PageSource)[];
+}
+
+/** One page of a kind, fetched and mapped. */
+export interface VendorPage {
+  records: MappedRecords;
+  /** How many vendor records the page held (the sync run's `items_processed`). */
+  fetched: number;
+  /** Opaque to the sync job: where the next page starts, or null when the window is done. */
+  nextCursor: string | null;
+}
+
+/** The time window a sync covers, epoch ms, end exclusive. */
+export interface SyncWindow {
+  start: number;
+  end: number;
+}
+
+export interface FetchPageParameters {
+  client: VendorClient;
+  /** The vendor URLs in effect (defaults with the configured origins). */
+  urls: VendorUrls;
+  kind: SyncKind;
+  window: SyncWindow;
+  /** The previous page's `nextCursor`, null for the first page of the window. */
+  cursor: string | null;
+  /** The connection's vendor user id, for vendors whose paths carry it (Polar, Fitbit `-` aside). */
+  providerUserId: string | null;
+}
+
+/** A vendor's URLs: OAuth plus the data API's base. */
+export interface VendorUrls {
+  authorizeUrl: string;
+  tokenUrl: string;
+  revokeUrl?: string;
+  /** Base of the data API, no trailing slash (e.g. `https://www.strava.com/api/v3`). */
+  apiBase: string;
+}
+
+/**
+ * A vendor's requests per window, shared by every instance (kernel rate counter): the sync waits instead of
+ * bursting past it. E.g. Strava: 100 per 15 minutes and 1,000 per day, per application.
+ */
+export interface RateBudget {
+  requests: number;
+  windowSec: number;
+}
+
+export interface VendorAdapter {
+  /** The anchor's provider name (`strava`, `google_health`, …) or `sandbox`. */
+  id: string;
+  /** Display name (`Strava`). */
+  name: string;
+  oauth: VendorOAuth;
+  /** The data API's base URL at the vendor. */
+  apiBase: string;
+  /** The kinds this vendor's API serves, in the order a sync pulls them. */
+  kinds: readonly SyncKind[];
+  /** Budgets the vendor documents; every one is enforced. */
+  rateBudgets: readonly RateBudget[];
+  /** The anchor's capability flags for `/connections` and `/oauth/providers`. */
+  liveSyncMode: "pull" | "webhook";
+  /** The farthest back a historical sync may reach (the anchor's `max_historical_days`), null when unlimited. */
+  maxHistoricalDays: number | null;
+  /** Granularity of the 24/7 data (the anchor's `data_granularity`). */
+  dataGranularity: "daily" | "hourly" | "raw" | null;
+  /**
+   * Parses the token endpoint's JSON answer (after the dialect's envelope is removed), for vendors that put the
+   * user id or odd fields there. Default: RFC 6749 fields.
+   */
+  parseTokens?(body: Record<string, unknown>, now: number): VendorTokens;
+  /** Reads the vendor's user id (and name) when the token answer lacks it (e.g. a profile endpoint). */
+  fetchIdentity?(client: VendorClient, urls: VendorUrls): Promise<{ providerUserId: string; providerUsername?: string }>;
+  /** One page of `kind` within `window`. */
+  fetchPage(p: FetchPageParameters): Promise<VendorPage>;
+  /**
+   * The vendor's raw workout list, passed through as `GET /providers/{p}/users/{u}/workouts` (the anchor's
+   * vendor JSON passthrough).
+   */
+  listRawWorkouts?(
+    client: VendorClient,
+    urls: VendorUrls,
+    q: { since: number; limit: number; offset: number },
+  ): Promise<unknown>;
+}
+
+/** A vendor answered with a non-2xx status (after retries). */
+export class VendorHttpError extends Error {
+  override name = "VendorHttpError";
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    readonly url: string,
+  ) {
+    super(`vendor answered ${status} at ${url}: ${body.slice(0, 300)}`);
+  }
+}
+export type VendorHttpErrorType = VendorHttpError;
+
+/** The vendor refused the connection's tokens and refresh failed: the connection is revoked. */
+export class VendorAuthError extends Error {
+  override name = "VendorAuthError";
+}
+export type VendorAuthErrorType = VendorAuthError;

@@ -1,0 +1,149 @@
+/**
+ * The `sandbox` provider's cloud: a clearly named, offline vendor that `platform start` runs so that connect →
+ * sync → data works on a laptop. It is a vendor like the others, with its own consent page and OAuth 2.0
+ * server (PKCE, Basic client authentication, rotating refresh tokens) and a paged data API; its data is a
+ * plausible life per vendor account (the same day plans the demo export uses: sleep, workouts, walking, heart
+ * rate), the same every time for the same account and day.
+ *
+ * Data API (bearer token), each `?start&end` (ISO 8601, end exclusive), `page_token`, `limit` (≤ 100):
+ * - `GET /v1/me` → `{id, username}`
+ * - `GET /v1/workouts` → `{data: [{id, sport, start_time, end_time, utc_offset_minutes, calories_kcal,
+ *   distance_m, avg_hr_bpm, max_hr_bpm, avg_speed_mps, device}], next_page_token}`
+ * - `GET /v1/sleep` → `{data: [{id, start_time, end_time, utc_offset_minutes, is_nap, stages: [{stage, start_time,
+ *   end_time}]}], next_page_token}` (stages `deep|light|rem|awake`)
+ * - `GET /v1/heart_rate` → `{data: [{time, bpm}], next_page_token}` (every minute of every workout)
+ * - `GET /v1/daily` → `{data: [{date, steps, resting_hr_bpm, hrv_sdnn_ms}], next_page_token}`
+ */
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { DAY, MINUTE, personFor, planDay } from "../demo/demoPlan.ts";
+import { startVendorCloud, type VendorCloud } from "./vendorCloud.ts";
+
+export const SANDBOX_PATHS = { authorize: "/oauth/authorize", token: "/oauth/token", revoke: "/oauth/revoke" };
+/** Every sandbox account lives in this zone (minutes east of UTC). */
+const OFFSET_MINUTES = 60;
+const MAX_DAYS = 400;
+
+export interface StartSandboxCloudParameters {
+  /** client_id → client_secret the sandbox accepts. */
+  clients: Record<string, string>;
+  host?: string;
+  port?: number;
+  accessTtlSec?: number;
+}
+
+/** A stable seed of a vendor account id. */
+const seedOf = (account: string) => {
+  let h = 2166136261;
+  for (const c of account) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
+  return h >>> 0;
+};
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const STAGE: Record<string, string> = { AsleepCore: "light", AsleepDeep: "deep", AsleepREM: "rem", Awake: "awake" };
+const SPORT: Record<string, string> = { running: "run", cycling: "ride", walking: "walk", strength: "strength" };
+
+/** Every record of one kind the account has in [start, end), in time order. */
+function recordsOf(kind: string, account: string, start: number, end: number): Record<string, unknown>[] {
+  const seed = seedOf(account);
+  const person = personFor(seed);
+  const firstDay = Math.floor((start + OFFSET_MINUTES * MINUTE) / DAY) - 1;
+  const lastDay = Math.min(Math.floor((end + OFFSET_MINUTES * MINUTE) / DAY), firstDay + MAX_DAYS);
+  // Only what has happened: a vendor has no data of the future.
+  const until = Math.min(end, Date.now());
+  const out: Record<string, unknown>[] = [];
+  for (let day = firstDay; day <= lastDay; day++) {
+    const plan = planDay(seed, person, day, OFFSET_MINUTES);
+    if (kind === "sleep") {
+      for (const [isNap, stages] of [
+        [false, plan.sleep],
+        [true, plan.nap],
+      ] as const) {
+        const first = stages[0];
+        const last = stages[stages.length - 1];
+        if (!first || !last || first.start < start || last.end > until) continue;
+        out.push({
+          id: `s-${day}${isNap ? "-nap" : ""}`,
+          start_time: iso(first.start),
+          end_time: iso(last.end),
+          utc_offset_minutes: OFFSET_MINUTES,
+          is_nap: isNap,
+          stages: stages.map((s) => ({ stage: STAGE[s.stage], start_time: iso(s.start), end_time: iso(s.end) })),
+        });
+      }
+    } else if (kind === "workouts" || kind === "heart_rate") {
+      for (const w of plan.workouts) {
+        if (w.start < start || w.end > until) continue;
+        const seconds = (w.end - w.start) / 1000;
+        if (kind === "workouts") {
+          out.push({
+            id: `w-${day}-${w.index}`,
+            sport: SPORT[w.kind],
+            start_time: iso(w.start),
+            end_time: iso(w.end),
+            utc_offset_minutes: OFFSET_MINUTES,
+            calories_kcal: Math.round(w.kcalPerMinute * (seconds / 60)),
+            distance_m: w.speed > 0 ? Math.round(w.speed * seconds) : null,
+            avg_hr_bpm: w.targetHr,
+            max_hr_bpm: w.targetHr + (w.intervals ? 18 : 9),
+            avg_speed_mps: w.speed > 0 ? w.speed : null,
+            device: "Sandbox Band 2",
+          });
+        } else {
+          for (let t = w.start; t < w.end; t += MINUTE) {
+            const warm = Math.min(1, (t - w.start) / (8 * MINUTE));
+            const bpm = Math.round(person.restingHeartRate + (w.targetHr - person.restingHeartRate) * warm);
+            out.push({ time: iso(t), bpm: w.intervals && Math.floor((t - w.start) / (4 * MINUTE)) % 2 ? bpm + 12 : bpm });
+          }
+        }
+      }
+    } else if (kind === "daily") {
+      const dayEnd = plan.start + DAY;
+      if (plan.start < start || dayEnd > until) continue;
+      const steps = plan.bouts.reduce((n, b) => n + Math.round(((b.end - b.start) / 60_000) * b.cadence), 0);
+      out.push({
+        date: iso(plan.start + OFFSET_MINUTES * MINUTE).slice(0, 10),
+        steps,
+        resting_hr_bpm: plan.restingHr,
+        hrv_sdnn_ms: Math.round(plan.hrvSdnn),
+      });
+    }
+  }
+  return out;
+}
+
+export async function startSandboxCloud(p: StartSandboxCloudParameters): Promise<VendorCloud> {
+  const cloud = await startVendorCloud({
+    paths: SANDBOX_PATHS,
+    clients: p.clients,
+    requirePkce: true,
+    title: "Sandbox Health (offline test vendor)",
+    host: p.host,
+    port: p.port,
+    accessTtlSec: p.accessTtlSec,
+    routes: (cloud) => sandboxRoutes(cloud),
+  });
+  return cloud;
+}
+
+function sandboxRoutes(cloud: VendorCloud) {
+  cloud.app.get("/v1/me", async (req, reply) => {
+    const grant = cloud.authenticate(req, reply);
+    if (!grant) return reply;
+    return { id: grant.userId, username: `sandbox-${grant.userId}` };
+  });
+  const page = (kind: string) => async (req: FastifyRequest, reply: FastifyReply) => {
+    const grant = cloud.authenticate(req, reply);
+    if (!grant) return reply;
+    const q = req.query as Record<string, string | undefined>;
+    const start = Date.parse(q.start ?? "");
+    const end = Date.parse(q.end ?? "");
+    const limit = Math.min(Number(q.limit ?? 50) || 50, 100);
+    const offset = Number(q.page_token ?? 0);
+    if (Number.isNaN(start) || Number.isNaN(end) || end <= start || !Number.isInteger(offset) || offset < 0)
+      return reply.code(400).send({ error: "invalid_request", message: "start, end (ISO 8601) and page_token" });
+    const all = recordsOf(kind, grant.userId, start, end);
+    const data = all.slice(offset, offset + limit);
+    return { data, next_page_token: offset + limit < all.length ? String(offset + limit) : null };
+  };
+  for (const kind of ["workouts", "sleep", "heart_rate", "daily"]) cloud.app.get(`/v1/${kind}`, page(kind));
+}

@@ -1,0 +1,125 @@
+/**
+ * Connects an adapter to its vendor stand-in as the platform does (authorize URL → the stand-in's consent form,
+ * allowed → code → exchange), and gives the adapter's data calls a real `VendorClient` (budget, bearer, 429
+ * and 401 handling, refresh with rotation). For adapter tests: `fetchAll` pulls every page of a kind.
+ *
+ * @example
+ * const cloud = await startStravaStandIn({ clients: { c: "s" } });
+ * const harness = await connectToStandIn({ adapter: strava, origin: cloud.origin, credentials: { clientId: "c", clientSecret: "s" } });
+ * const pages = await harness.fetchAll("workouts", { start: Date.parse("2026-01-01"), end: Date.now() });
+ */
+import { createMemoryRateCounter, createRateBudget } from "@platform/kernel";
+import {
+  buildAuthorizeUrl,
+  exchangeCode,
+  newCodeVerifier,
+  newState,
+  refreshTokens,
+  type VendorCredentials,
+} from "../providers/oauthClient.ts";
+import {
+  type SyncKind,
+  type SyncWindow,
+  type VendorAdapter,
+  VendorAuthError,
+  type VendorClient,
+  VendorHttpError,
+  type VendorPage,
+  type VendorTokens,
+  type VendorUrls,
+} from "../providers/types.ts";
+import { createVendorClient } from "../providers/vendorClient.ts";
+import { resolveVendorUrls } from "../providers/vendorUrls.ts";
+
+export interface VendorHarness {
+  urls: VendorUrls;
+  tokens: VendorTokens;
+  client: VendorClient;
+  /** How many times the tokens were refreshed. */
+  refreshes: number;
+  fetchAll(kind: SyncKind, window: SyncWindow): Promise<VendorPage[]>;
+}
+
+/** Submits a stand-in's consent form (Allow) for `authorizeUrl`; answers the redirect's query. */
+export async function allowOnStandIn(authorizeUrl: string, login = "1001"): Promise<URLSearchParams> {
+  const u = new URL(authorizeUrl);
+  const page = await fetch(u);
+  if (!page.ok) throw new Error(`consent page answered ${page.status}: ${await page.text()}`);
+  const form = new URLSearchParams(u.searchParams);
+  form.set("decision", "allow");
+  form.set("login_hint", login);
+  const res = await fetch(`${u.origin}${u.pathname}`, {
+    method: "POST",
+    body: form,
+    redirect: "manual",
+  });
+  const location = res.headers.get("location");
+  if (res.status !== 302 || !location) throw new Error(`consent answered ${res.status}: ${await res.text()}`);
+  return new URL(location).searchParams;
+}
+
+export async function connectToStandIn(p: {
+  adapter: VendorAdapter;
+  origin: string;
+  credentials: VendorCredentials;
+  login?: string;
+}): Promise<VendorHarness> {
+  const urls = resolveVendorUrls(p.adapter, { [p.adapter.id]: p.origin });
+  const redirectUri = "http://127.0.0.1:1/api/v1/oauth/callback";
+  const state = newState();
+  const codeVerifier = p.adapter.oauth.pkce ? newCodeVerifier() : undefined;
+  const back = await allowOnStandIn(
+    buildAuthorizeUrl({ adapter: p.adapter, urls, credentials: p.credentials, redirectUri, state, codeVerifier }),
+    p.login,
+  );
+  if (back.get("state") !== state) throw new Error("the stand-in did not return the state");
+  const code = back.get("code");
+  if (!code) throw new Error(`no code: ${back.toString()}`);
+  const base = { adapter: p.adapter, urls, credentials: p.credentials };
+  const harness: VendorHarness = {
+    urls,
+    tokens: await exchangeCode({ ...base, code, redirectUri, codeVerifier }),
+    refreshes: 0,
+    client: undefined as unknown as VendorClient,
+    async fetchAll(kind, window) {
+      const pages: VendorPage[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: VendorPage = await p.adapter.fetchPage({
+          client: harness.client,
+          urls,
+          kind,
+          window,
+          cursor,
+          providerUserId: harness.tokens.providerUserId ?? null,
+        });
+        pages.push(page);
+        cursor = page.nextCursor;
+        if (pages.length > 1_000) throw new Error("more than 1,000 pages: the cursor does not advance");
+      } while (cursor !== null);
+      return pages;
+    },
+  };
+  harness.client = createVendorClient({
+    budget: createRateBudget({
+      counter: createMemoryRateCounter(),
+      name: `vendor:${p.adapter.id}`,
+      windows: p.adapter.rateBudgets,
+    }),
+    accessToken: () => harness.tokens.accessToken,
+    async refresh() {
+      const next = await refreshTokens({ ...base, refreshToken: harness.tokens.refreshToken ?? "" }).catch((e) => {
+        throw e instanceof VendorHttpError && (e.status === 400 || e.status === 401) ? new VendorAuthError(e.message) : e;
+      });
+      harness.tokens = { ...harness.tokens, ...next, refreshToken: next.refreshToken ?? harness.tokens.refreshToken };
+      harness.refreshes += 1;
+      return harness.tokens.accessToken;
+    },
+    // Tests do not wait out real Retry-After seconds.
+    sleep: async () => {},
+  });
+  if (!harness.tokens.providerUserId && p.adapter.fetchIdentity) {
+    harness.tokens.providerUserId = (await p.adapter.fetchIdentity(harness.client, urls)).providerUserId;
+  }
+  return harness;
+}
