@@ -147,6 +147,8 @@ export interface VendorAdapter {
   fetchIdentity?(client: VendorClient, urls: VendorUrls): Promise<{ providerUserId: string; providerUsername?: string }>;
   /** One page of `kind` within `window`. */
   fetchPage(p: FetchPageParameters): Promise<VendorPage>;
+  /** Inbound push notifications, for vendors that push. */
+  push?: VendorPush;
   /**
    * The vendor's raw workout list, passed through as `GET /providers/{p}/users/{u}/workouts` (the anchor's
    * vendor JSON passthrough).
@@ -156,6 +158,45 @@ export interface VendorAdapter {
     urls: VendorUrls,
     q: { since: number; limit: number; offset: number },
   ): Promise<unknown>;
+}
+
+/** What one push notification of a vendor says about one of its users. */
+export interface PushNotice {
+  /** The vendor's user id the notice is about (a connection's `provider_user_id`). */
+  providerUserId: string;
+  /** Data the notification carried inline (Garmin's push mode), already mapped. */
+  records?: MappedRecords;
+  /** What to pull because of it (a ping: Strava, Oura, Whoop, Polar, Withings). */
+  pull?: { kinds: SyncKind[]; window: SyncWindow };
+  /** The user withdrew consent at the vendor (Garmin deregistration, Strava `authorized: false`). */
+  deauthorized?: boolean;
+}
+
+/** Secrets a push is checked with: the app's client secret, and a push secret where the vendor has its own. */
+export interface PushSecrets {
+  clientSecret: string;
+  pushSecret?: string;
+}
+
+export interface PushRequest {
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  /** The body exactly as received (signatures are over these bytes). */
+  rawBody: Buffer;
+  contentType: string | undefined;
+}
+
+/** Inbound notifications (`POST /providers/{provider}/webhooks`), for vendors that push. */
+export interface VendorPush {
+  /** True when the notification is the vendor's (signature, timestamp tolerance, shared token). */
+  verify(req: PushRequest, secrets: PushSecrets, now: number): boolean;
+  /** The notices a verified notification holds; throws on a malformed body (answered 400). */
+  parse(req: PushRequest): PushNotice[];
+  /**
+   * The answer to a subscription check (`GET` on the same path: Strava's `hub.challenge`, Oura's verification),
+   * or undefined when the request is not one.
+   */
+  challenge?(query: Record<string, string | undefined>, secrets: PushSecrets): { status: number; body: unknown } | undefined;
 }
 
 /** A vendor answered with a non-2xx status (after retries). */
