@@ -15,6 +15,7 @@ import {
   parseEnum,
   parseInt_,
   parseList,
+  parseNamedValues,
   parseString,
   parseTrustProxy,
   parseUrl,
@@ -159,6 +160,60 @@ export const options = {
     parse: parseList(parseEnum(["wearables", "crosschain", "brokerage", "chainstats"] as const)),
   }),
   wearablesPort: port("WEARABLES_PORT", 8000, "Port of the wearables API (base /api/v1)."),
+  wearablesPublicUrl: option<string | undefined>({
+    env: "WEARABLES_PUBLIC_URL",
+    default: undefined,
+    description:
+      "Origin users' browsers reach the wearables API at (the anchor's API_BASE_URL): vendors redirect to `<it>/api/v1/oauth/<provider>/callback`, which must be registered with each vendor. Unset = http://PUBLIC_HOST:<the port it listens on>.",
+    parse: parseUrl(["http:", "https:"]),
+  }),
+  wearablesVendorClients: option<Record<string, { clientId: string; clientSecret: string }>>({
+    env: "WEARABLES_VENDOR_CLIENTS",
+    default: {},
+    description:
+      "OAuth client of each vendor the platform connects to, `<provider>=<client_id>:<client_secret>`, comma-separated (e.g. `strava=12345:abc…,oura=…`). A vendor without one is listed with is_enabled false; the sandbox has a built-in client.",
+    parse: parseNamedValues((raw) => {
+      const colon = raw.indexOf(":");
+      if (colon < 1 || colon === raw.length - 1) throw new ConfigError("each entry must read <provider>=<client_id>:<client_secret>");
+      return { clientId: raw.slice(0, colon), clientSecret: raw.slice(colon + 1) };
+    }),
+    secret: true,
+  }),
+  wearablesVendorPushSecrets: option<Record<string, string>>({
+    env: "WEARABLES_VENDOR_PUSH_SECRETS",
+    default: {},
+    description:
+      "Secret each pushing vendor's notifications are checked with where it is not the client secret, `<provider>=<secret>` (Strava's verify token, Polar's webhook signature key, Withings' callback token).",
+    parse: parseNamedValues((raw) => parseString(raw)),
+    secret: true,
+  }),
+  wearablesVendorOrigins: option<Record<string, string>>({
+    env: "WEARABLES_VENDOR_ORIGINS",
+    default: {},
+    description:
+      "Another origin for a vendor's URLs, `<provider>=<origin>` (each URL keeps its path): a stand-in, a proxy. Unset = the vendor's own cloud; the sandbox's is its own host on WEARABLES_SANDBOX_PORT.",
+    parse: parseNamedValues((raw) => parseUrl(["http:", "https:"])(raw)),
+  }),
+  wearablesSandbox: option({
+    env: "WEARABLES_SANDBOX",
+    default: true,
+    description:
+      "Runs the `sandbox` provider, an offline test vendor with its own consent page and data API (on WEARABLES_SANDBOX_PORT), so that connect → sync → data works without a vendor account. Turn it off in production.",
+    parse: parseBool,
+  }),
+  wearablesSandboxPort: port("WEARABLES_SANDBOX_PORT", 8010, "Port of the sandbox vendor's cloud (consent page, token endpoint, data API)."),
+  wearablesSyncIntervalSec: option({
+    env: "WEARABLES_SYNC_INTERVAL_SEC",
+    default: 3600,
+    description: "How often every active connection of a pulling vendor is synced (the anchor's SYNC_INTERVAL_SECONDS); 0 = never on a schedule.",
+    parse: parseInt_(0, 86_400 * 7),
+  }),
+  wearablesHistoricalDaysOnConnect: option({
+    env: "WEARABLES_HISTORICAL_DAYS_ON_CONNECT",
+    default: 90,
+    description: "Days of history a new connection syncs at once (the anchor's HISTORICAL_SYNC_ON_CONNECT, 90 days); 0 = none.",
+    parse: parseInt_(0, 365),
+  }),
   chainRpcUrls: option<Record<number, string>>({
     env: "CHAIN_RPC_URLS",
     default: {},

@@ -79,6 +79,26 @@ export const parseChainRpcUrls = (raw: string): Record<number, string> => {
   return out;
 };
 
+/**
+ * `strava=a,oura=b` → `{strava: "a", oura: "b"}`: names are lower-case identifiers, each value is checked by
+ * `value` (which may throw a ConfigError naming what it expects).
+ */
+export const parseNamedValues =
+  <T>(value: (raw: string, name: string) => T) =>
+  (raw: string): Record<string, T> => {
+    const out: Record<string, T> = {};
+    for (const entry of raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
+      const eq = entry.indexOf("=");
+      const name = entry.slice(0, eq).trim();
+      if (eq < 1 || !/^[a-z][a-z0-9_]*$/.test(name)) throw new ConfigError(`entry "${name || entry}" must read <name>=<value>`);
+      out[name] = value(entry.slice(eq + 1).trim(), name);
+    }
+    return out;
+  };
+
 /** `1=8545,10=8546` → `{1: 8545, 10: 8546}`. */
 export const parseChainPorts = (raw: string): Record<number, number> => {
   const out: Record<number, number> = {};

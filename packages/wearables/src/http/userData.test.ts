@@ -33,8 +33,8 @@ describe("GET /connections", () => {
   beforeAll(async () => {
     await s.database.db.query(
       `INSERT INTO wearables.user_connections (user_id, provider, provider_user_id, status, created_at, last_synced_at,
-         access_token_encrypted)
-       VALUES ($1, 'garmin', 'g-42', 'active', '2026-04-01T10:00:00Z', '2026-05-01T06:00:00Z', '\\x00'),
+         access_token_sealed)
+       VALUES ($1, 'garmin', 'g-42', 'active', '2026-04-01T10:00:00Z', '2026-05-01T06:00:00Z', 'v1.k.sealed'),
               ($1, 'polar', 'p-1', 'revoked', '2026-04-02T10:00:00Z', NULL, NULL),
               ($2, 'garmin', 'g-42', 'active', '2026-04-03T10:00:00Z', NULL, NULL)`,
       [userId, friendId],

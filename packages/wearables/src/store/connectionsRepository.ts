@@ -39,3 +39,140 @@ export function createConnectionsRepository(db: Queryable) {
 }
 
 export type ConnectionsRepository = ReturnType<typeof createConnectionsRepository>;
+
+/** A connection with what a sync needs: its sealed tokens (opened only by the sync's vendor session). */
+export interface ConnectionForSync {
+  id: string;
+  user_id: string;
+  provider: string;
+  provider_user_id: string | null;
+  status: "active" | "revoked" | "expired";
+  access_token_sealed: string | null;
+  refresh_token_sealed: string | null;
+  token_expires_at: Date | null;
+  synced_from: Date | null;
+  synced_until: Date | null;
+  last_synced_at: Date | null;
+}
+
+export interface UpsertConnectionInput {
+  userId: string;
+  provider: string;
+  providerUserId: string | null;
+  providerUsername: string | null;
+  scope: string | null;
+  accessTokenSealed: string;
+  refreshTokenSealed: string | null;
+  tokenExpiresAt: Date | null;
+}
+
+const FOR_SYNC = `id, user_id, provider, provider_user_id, status, access_token_sealed, refresh_token_sealed,
+  token_expires_at, synced_from, synced_until, last_synced_at`;
+
+/** The write side of connections: OAuth, sync and disconnect. Tokens only ever pass through here sealed. */
+export function createConnectionsStore(db: Queryable) {
+  return {
+    /** The connection made (or renewed) by an OAuth callback: active again, with the new tokens. */
+    async upsert(q: Queryable, c: UpsertConnectionInput): Promise<{ id: string; created: boolean }> {
+      const [row] = await q.query<{ id: string; created: boolean }>(
+        `INSERT INTO wearables.user_connections (user_id, provider, provider_user_id, provider_username, scope,
+           access_token_sealed, refresh_token_sealed, token_expires_at, status)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'active')
+         ON CONFLICT (user_id, provider) DO UPDATE SET provider_user_id = EXCLUDED.provider_user_id,
+           provider_username = coalesce(EXCLUDED.provider_username, wearables.user_connections.provider_username),
+           scope = EXCLUDED.scope, access_token_sealed = EXCLUDED.access_token_sealed,
+           refresh_token_sealed = EXCLUDED.refresh_token_sealed, token_expires_at = EXCLUDED.token_expires_at,
+           status = 'active', updated_at = now()
+         RETURNING id, (xmax = 0) AS created`,
+        [
+          c.userId,
+          c.provider,
+          c.providerUserId,
+          c.providerUsername,
+          c.scope,
+          c.accessTokenSealed,
+          c.refreshTokenSealed,
+          c.tokenExpiresAt,
+        ],
+      );
+      return row as { id: string; created: boolean };
+    },
+    async get(id: string): Promise<ConnectionForSync | undefined> {
+      const [row] = await db.query<ConnectionForSync>(
+        `SELECT ${FOR_SYNC} FROM wearables.user_connections WHERE id = $1`,
+        [id],
+      );
+      return row;
+    },
+    async findForUser(userId: string, provider: string): Promise<ConnectionForSync | undefined> {
+      const [row] = await db.query<ConnectionForSync>(
+        `SELECT ${FOR_SYNC} FROM wearables.user_connections WHERE user_id = $1 AND provider = $2`,
+        [userId, provider],
+      );
+      return row;
+    },
+    /** Active connections of the vendor account a push names (one account may feed several users). */
+    async findActiveByProviderUser(provider: string, providerUserId: string): Promise<ConnectionForSync[]> {
+      return db.query<ConnectionForSync>(
+        `SELECT ${FOR_SYNC} FROM wearables.user_connections
+         WHERE provider = $1 AND provider_user_id = $2 AND status = 'active' ORDER BY created_at, id`,
+        [provider, providerUserId],
+      );
+    },
+    /** Active connections of the given providers, for the scheduled pull. */
+    async listActive(providers: readonly string[]): Promise<ConnectionForSync[]> {
+      return db.query<ConnectionForSync>(
+        `SELECT ${FOR_SYNC} FROM wearables.user_connections
+         WHERE status = 'active' AND provider = ANY($1::text[]) ORDER BY id`,
+        [providers],
+      );
+    },
+    /** New tokens after a refresh; a vendor that did not rotate the refresh token keeps the old one. */
+    async updateTokens(id: string, t: { accessTokenSealed: string; refreshTokenSealed: string | null; expiresAt: Date | null }) {
+      await db.query(
+        `UPDATE wearables.user_connections SET access_token_sealed = $2,
+           refresh_token_sealed = coalesce($3, refresh_token_sealed), token_expires_at = $4, updated_at = now()
+         WHERE id = $1`,
+        [id, t.accessTokenSealed, t.refreshTokenSealed, t.expiresAt],
+      );
+    },
+    /** The vendor refused the tokens, or the user disconnected: tokens forgotten, status kept for the record. */
+    async revoke(q: Queryable, id: string, status: "revoked" | "expired" = "revoked") {
+      await q.query(
+        `UPDATE wearables.user_connections SET status = $2, access_token_sealed = NULL, refresh_token_sealed = NULL,
+           token_expires_at = NULL, updated_at = now() WHERE id = $1`,
+        [id, status],
+      );
+    },
+    /**
+     * Data arrived through the connection (pull, push): `last_synced_at` moves, and a pulled window widens the
+     * synced span.
+     */
+    async markSynced(q: Queryable, id: string, window: { start: Date; end: Date } | null) {
+      await q.query(
+        `UPDATE wearables.user_connections SET last_synced_at = now(),
+           synced_from = CASE WHEN $2::timestamptz IS NULL THEN synced_from
+                              ELSE least(coalesce(synced_from, $2::timestamptz), $2::timestamptz) END,
+           synced_until = CASE WHEN $3::timestamptz IS NULL THEN synced_until
+                               ELSE greatest(coalesce(synced_until, $3::timestamptz), $3::timestamptz) END,
+           updated_at = now() WHERE id = $1`,
+        [id, window?.start ?? null, window?.end ?? null],
+      );
+    },
+    /** Removes the connection (its data stays unless deleted first). */
+    async remove(q: Queryable, id: string) {
+      await q.query("DELETE FROM wearables.user_connections WHERE id = $1", [id]);
+    },
+    /** Every data source (with its samples and events) and health score of the user that came from `provider`. */
+    async deleteProviderData(q: Queryable, userId: string, provider: string): Promise<number> {
+      await q.query("DELETE FROM wearables.health_scores WHERE user_id = $1 AND provider = $2", [userId, provider]);
+      const rows = await q.query<{ id: string }>(
+        "DELETE FROM wearables.data_sources WHERE user_id = $1 AND provider = $2 RETURNING id",
+        [userId, provider],
+      );
+      return rows.length;
+    },
+  };
+}
+
+export type ConnectionsStore = ReturnType<typeof createConnectionsStore>;

@@ -106,7 +106,8 @@ export function createHealthDataWriter() {
          ON CONFLICT (user_id, provider, coalesce(device_model, ''), coalesce(source, ''))
          DO UPDATE SET software_version = coalesce(EXCLUDED.software_version, d.software_version),
            device_type = coalesce(d.device_type, EXCLUDED.device_type),
-           original_source_name = coalesce(d.original_source_name, EXCLUDED.original_source_name)
+           original_source_name = coalesce(d.original_source_name, EXCLUDED.original_source_name),
+           user_connection_id = coalesce(EXCLUDED.user_connection_id, d.user_connection_id)
          RETURNING id, key`,
         [
           userId,

@@ -1,0 +1,139 @@
+/**
+ * A sync run is a kernel job (queue `wearables.sync`, one queued or running per connection): it pulls each
+ * kind of the run's window page by page, and each page's rows, the run's checkpoint (`kind_index`, `cursor`,
+ * counts) and its status event commit in one transaction that asserts the job's claim. A worker killed at any
+ * instant leaves the last committed page as the checkpoint; the job runs again elsewhere (kernel `lockMs`
+ * after its last heartbeat) and fetches from that cursor. A page fetched but not committed is fetched again,
+ * and the writer's deduplication makes a page written twice change nothing: nothing lost, nothing duplicated.
+ *
+ * Ends:
+ * - every kind done → run `completed/success`, the connection's `last_synced_at` and synced span move;
+ * - the vendor refuses the tokens and their refresh → connection `revoked` (tokens forgotten), run `failed`;
+ * - any other error → the job retries with backoff (run stays `in_progress`, the error is an event); after
+ *   its last attempt the run is `failed`.
+ */
+import type { Database, JobContext, Logger, QueueDefinition } from "@platform/kernel";
+import { type SyncKind, VendorAuthError } from "../providers/types.ts";
+import type { ConnectionsStore } from "../store/connectionsRepository.ts";
+import type { SyncRunRow, SyncRunsRepository } from "../store/syncRunsRepository.ts";
+import type { VendorSessions } from "./vendorSession.ts";
+import { writeMappedRecords } from "./writeMappedRecords.ts";
+
+export const SYNC_QUEUE = "wearables.sync";
+
+export interface SyncJobPayload {
+  runId: string;
+}
+
+export interface CreateSyncJobParameters {
+  db: Database;
+  logger: Logger;
+  runs: SyncRunsRepository;
+  connections: ConnectionsStore;
+  sessions: VendorSessions;
+  /** Hook for kill tests: called after each committed page. */
+  afterPage?: (run: SyncRunRow, pages: number) => Promise<void> | void;
+}
+
+export function createSyncJob(p: CreateSyncJobParameters) {
+  const log = p.logger.child({ job: "wearables-sync" });
+  const counters = { runs: 0, pages: 0, failed: 0 };
+
+  async function run(job: JobContext<SyncJobPayload>) {
+    const run = await p.runs.get(p.db, job.payload.runId);
+    if (!run || run.ended_at) return; // deleted with its user, or already finished before a crash
+    const connection = run.connection_id ? await p.connections.get(run.connection_id) : undefined;
+    if (!connection || connection.status !== "active") {
+      await p.db.transaction(async (tx) => {
+        await p.runs.finish(tx, run, { status: "failed", message: "the connection is not active", error: "connection_inactive" });
+        await job.complete(tx);
+      });
+      return;
+    }
+    await p.db.transaction(async (tx) => {
+      await job.assertHeld(tx);
+      await p.runs.start(tx, run);
+    });
+    const window = { start: run.window_start.getTime(), end: run.window_end.getTime() };
+    try {
+      const session = await p.sessions.open(connection, job.signal);
+      let pages = 0;
+      for (let k = run.kind_index; k < run.kinds.length; k++) {
+        const kind = run.kinds[k] as SyncKind;
+        let cursor = k === run.kind_index ? run.cursor : null;
+        do {
+          job.signal.throwIfAborted();
+          const page = await session.adapter.fetchPage({
+            client: session.client,
+            urls: session.urls,
+            kind,
+            window,
+            cursor,
+            providerUserId: connection.provider_user_id,
+          });
+          const done = page.nextCursor === null;
+          await p.db.transaction(async (tx) => {
+            await job.assertHeld(tx);
+            const written = await writeMappedRecords(tx, {
+              userId: run.user_id,
+              provider: run.provider,
+              connectionId: connection.id,
+              records: page.records,
+            });
+            await p.runs.checkpoint(tx, run, {
+              kindIndex: done ? k + 1 : k,
+              cursor: done ? null : page.nextCursor,
+              fetched: page.fetched,
+              written,
+              progress: (k + (done ? 1 : 0.5)) / run.kinds.length,
+              message: `${kind}: ${page.fetched} records`,
+            });
+            run.items_processed += page.fetched;
+          });
+          pages += 1;
+          counters.pages += 1;
+          await p.afterPage?.(run, pages);
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+      }
+      await p.db.transaction(async (tx) => {
+        await job.assertHeld(tx);
+        await p.runs.finish(tx, run, { status: "success", message: `synced ${run.items_processed} records` });
+        await p.connections.markSynced(tx, connection.id, { start: run.window_start, end: run.window_end });
+        await job.complete(tx);
+      });
+      counters.runs += 1;
+      log.info({ runId: run.id, provider: run.provider, items: run.items_processed }, "sync run completed");
+    } catch (error) {
+      if (error instanceof VendorAuthError) {
+        await p.db.transaction(async (tx) => {
+          await job.assertHeld(tx);
+          await p.connections.revoke(tx, connection.id, "revoked");
+          await p.runs.finish(tx, run, { status: "failed", message: "the vendor refused the connection's tokens", error: error.message });
+          await job.complete(tx);
+        });
+        counters.failed += 1;
+        log.warn({ runId: run.id, provider: run.provider, err: error }, "connection revoked: the vendor refused its tokens");
+        return;
+      }
+      if (job.signal.aborted) throw error; // stopping or lock lost: the job runs again from its checkpoint
+      const message = error instanceof Error ? error.message : String(error);
+      if (job.attempt >= job.maxAttempts) {
+        await p.db.transaction(async (tx) => {
+          await p.runs.finish(tx, run, { status: "failed", message: `failed after ${job.attempt} attempts`, error: message });
+        });
+        counters.failed += 1;
+      }
+      log.warn({ runId: run.id, provider: run.provider, attempt: job.attempt, err: error }, "sync run attempt failed");
+      throw error;
+    }
+  }
+
+  const queue: QueueDefinition<SyncJobPayload> = {
+    concurrency: 2,
+    timeoutMs: 30 * 60_000,
+    backoff: { baseMs: 15_000, maxMs: 600_000 },
+    handler: run,
+  };
+  return { queue, status: () => ({ ...counters }) };
+}
