@@ -7,8 +7,9 @@
  *   `athlete` and `expires_at`; deauthorize `POST /oauth/deauthorize`).
  * - Activities: https://developers.strava.com/docs/reference/#api-Activities-getLoggedInAthleteActivities
  *   (`GET /athlete/activities?before&after&page&per_page`, epoch seconds, per_page ≤ 200, a bare JSON array).
- * - Rate limits: https://developers.strava.com/docs/rate-limits/ (read requests: 100 per 15 minutes and 1,000 per
- *   day, per application).
+ * - Rate limits: https://developers.strava.com/docs/rate-limits/ (per application: overall 200 per 15 minutes and
+ *   2,000 per day; "non-upload" (every read) 100 per 15 minutes and 1,000 per day — the adapter only reads, so
+ *   the read limits are its budget).
  * - Webhooks: https://developers.strava.com/docs/webhooks/ (GET `hub.mode=subscribe&hub.challenge&hub.verify_token`
  *   echoed as `{"hub.challenge"}`; events `{object_type, object_id, aspect_type, owner_id, subscription_id,
  *   event_time, updates}`; a deauthorization is `athlete` `update` with `updates.authorized = "false"`).
