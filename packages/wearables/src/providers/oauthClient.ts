@@ -84,19 +84,37 @@ export function exchangeCode(
 
 /** Trades a refresh token for new tokens; a vendor that does not rotate it leaves `refreshToken` unset. */
 export function refreshTokens(p: TokenRequestParameters & { refreshToken: string }): Promise<VendorTokens> {
-  return tokenRequest(p, { grant_type: "refresh_token", refresh_token: p.refreshToken });
+  return tokenRequest(p, {
+    grant_type: "refresh_token",
+    refresh_token: p.refreshToken,
+    ...(p.adapter.oauth.refreshParams ?? {}),
+  });
 }
 
 /** Revokes a token where the vendor has an endpoint for it; best effort (a disconnect never fails on it). */
 export async function revokeToken(p: TokenRequestParameters & { token: string }): Promise<boolean> {
   if (!p.urls.revokeUrl) return false;
+  const signal = AbortSignal.timeout(p.timeoutMs ?? 30_000);
+  const method = p.adapter.oauth.revokeMethod ?? "post-form";
+  if (method !== "post-form") {
+    const url = new URL(p.urls.revokeUrl);
+    if (method === "get-query") url.searchParams.set("access_token", p.token);
+    const res = await (p.fetch ?? fetch)(url, {
+      method: method === "get-query" ? "GET" : "DELETE",
+      headers: method === "delete-bearer" ? { authorization: `Bearer ${p.token}` } : {},
+      signal,
+    });
+    await res.body?.cancel();
+    return res.ok;
+  }
   const { headers, form } = clientAuthentication(p, { token: p.token });
   const res = await (p.fetch ?? fetch)(p.urls.revokeUrl, {
     method: "POST",
-    headers: { ...headers, "content-type": "application/x-www-form-urlencoded", authorization: headers.authorization ?? `Bearer ${p.token}` },
+    headers: { ...headers, "content-type": "application/x-www-form-urlencoded" },
     body: new URLSearchParams(form).toString(),
-    signal: AbortSignal.timeout(p.timeoutMs ?? 30_000),
+    signal,
   });
+  await res.body?.cancel();
   return res.ok;
 }
 

@@ -5,13 +5,16 @@
  */
 import type { Config } from "@platform/kernel";
 import { PROVIDER_NAMES } from "../domain/providers.ts";
+import { oura } from "./adapters/oura.ts";
 import { sandbox } from "./adapters/sandbox.ts";
+import { strava } from "./adapters/strava.ts";
+import { whoop } from "./adapters/whoop.ts";
 import type { VendorCredentials } from "./oauthClient.ts";
 import type { PushSecrets, VendorAdapter, VendorUrls } from "./types.ts";
 import { resolveVendorUrls } from "./vendorUrls.ts";
 
 /** Every adapter, by provider name. */
-export const VENDOR_ADAPTERS: readonly VendorAdapter[] = [sandbox];
+export const VENDOR_ADAPTERS: readonly VendorAdapter[] = [strava, oura, whoop, sandbox];
 
 /**
  * The sandbox's own client: it is an offline test vendor whose cloud runs inside the platform, so its

@@ -34,6 +34,13 @@ export interface VendorOAuth {
   dialect?: "standard" | "withings";
   /** Extra query parameters of the authorize URL (e.g. Google's `access_type=offline&prompt=consent`). */
   authorizeParams?: Record<string, string>;
+  /** Extra form fields of a refresh request (WHOOP's `scope=offline`). */
+  refreshParams?: Record<string, string>;
+  /**
+   * How `revokeUrl` is called: a form POST with `token` (RFC 7009, default), a GET with `?access_token=` (Oura),
+   * or a DELETE with the bearer token (WHOOP's `DELETE /v2/user/access`).
+   */
+  revokeMethod?: "post-form" | "get-query" | "delete-bearer";
 }
 
 /** The token set a code exchange or refresh yields, normalized. */
@@ -170,6 +177,8 @@ export interface PushNotice {
   pull?: { kinds: SyncKind[]; window: SyncWindow };
   /** The user withdrew consent at the vendor (Garmin deregistration, Strava `authorized: false`). */
   deauthorized?: boolean;
+  /** Records the vendor deleted (by the vendor's id, the `externalId` they were written with). */
+  deleted?: { kind: "workouts" | "sleep"; externalId: string }[];
 }
 
 /** Secrets a push is checked with: the app's client secret, and a push secret where the vendor has its own. */
@@ -191,7 +200,7 @@ export interface VendorPush {
   /** True when the notification is the vendor's (signature, timestamp tolerance, shared token). */
   verify(req: PushRequest, secrets: PushSecrets, now: number): boolean;
   /** The notices a verified notification holds; throws on a malformed body (answered 400). */
-  parse(req: PushRequest): PushNotice[];
+  parse(req: PushRequest, now?: number): PushNotice[];
   /**
    * The answer to a subscription check (`GET` on the same path: Strava's `hub.challenge`, Oura's verification),
    * or undefined when the request is not one.

@@ -111,7 +111,9 @@ export async function connectToStandIn(p: {
       const next = await refreshTokens({ ...base, refreshToken: harness.tokens.refreshToken ?? "" }).catch((e) => {
         throw e instanceof VendorHttpError && (e.status === 400 || e.status === 401) ? new VendorAuthError(e.message) : e;
       });
-      harness.tokens = { ...harness.tokens, ...next, refreshToken: next.refreshToken ?? harness.tokens.refreshToken };
+      // A field the refresh answer leaves out (Strava's athlete, a refresh token not rotated) keeps its value.
+      const given = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined));
+      harness.tokens = { ...harness.tokens, ...given };
       harness.refreshes += 1;
       return harness.tokens.accessToken;
     },

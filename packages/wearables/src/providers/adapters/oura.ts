@@ -386,6 +386,9 @@ export const oura: VendorAdapter = {
   oauth: {
     authorizeUrl: "https://cloud.ouraring.com/oauth/authorize",
     tokenUrl: "https://api.ouraring.com/oauth/token",
+    // Oura revokes with a GET carrying the token (cloud.ouraring.com/docs/authentication).
+    revokeUrl: "https://api.ouraring.com/oauth/revoke",
+    revokeMethod: "get-query",
     pkce: false,
     clientAuth: "body",
     scope: "personal daily activity heartrate workout session spo2 ring_configuration heart_health",

@@ -279,6 +279,11 @@ export const whoop: VendorAdapter = {
   oauth: {
     authorizeUrl: "https://api.prod.whoop.com/oauth/oauth2/auth",
     tokenUrl: "https://api.prod.whoop.com/oauth/oauth2/token",
+    // WHOOP revokes the app's access with DELETE /v2/user/access and the bearer token.
+    revokeUrl: "https://api.prod.whoop.com/developer/v2/user/access",
+    revokeMethod: "delete-bearer",
+    // WHOOP's refresh request carries scope=offline to get a new refresh token.
+    refreshParams: { scope: "offline" },
     pkce: false,
     clientAuth: "body",
     scope: "offline read:profile read:cycles read:sleep read:recovery read:workout",
