@@ -11,6 +11,7 @@ import {
   type SuuntoStandIn,
   startSuuntoStandIn,
   suuntoActivityAt,
+  suuntoDailyOf,
   suuntoSleepsOf,
   suuntoWorkoutOf,
 } from "../../testing/standins/suunto.ts";
@@ -168,9 +169,14 @@ describe("suunto adapter", () => {
     expect(daily.length).toBe(3);
     const totals = daily.flatMap((p) => p.records.samples);
     expect(totals.filter((x) => x.seriesType === id("steps")).length).toBe(30);
-    const energy = totals.find((x) => x.seriesType === id("active_energy"));
-    expect(energy?.isDailyTotal).toBe(true);
-    expect(Number.isInteger(Math.round((energy?.value ?? 0) * 1000) / 1000)).toBe(true); // joules / 4184 = whole kcal
+    const day = today / DAY - 4;
+    const totalsOfDay = suuntoDailyOf("kimmo", day);
+    const of = (code: string) => totals.find((x) => x.seriesType === id(code) && x.recordedAt === day * DAY);
+    expect(of("steps")).toMatchObject({ value: totalsOfDay.steps, isDailyTotal: true, zoneOffsetMinutes: null });
+    expect(of("active_energy")?.value).toBeCloseTo(totalsOfDay.joules / 4184, 9);
+    // The day not over yet answers null and is left out.
+    const unfinished = await h.fetchAll("daily", { start: today, end: today + DAY });
+    expect(unfinished.flatMap((p) => p.records.samples)).toEqual([]);
   });
 
   it("answers 400 on a range over 28 days, and needs the subscription key", async () => {

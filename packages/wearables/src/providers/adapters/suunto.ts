@@ -13,8 +13,10 @@
  * - `GET /247samples/sleep?from&to` and `GET /247samples/activity?from&to` (epoch ms, at most 28 days) →
  *   `[{timestamp, entryData}]` (sleep durations in seconds; activity `HR` bpm, `StepCount`, `SpO2` 0–1,
  *   `EnergyConsumption` joules, `HRV` RMSSD ms);
- * - `GET /247/daily-activity-statistics?startdate&enddate` → `[{Name: stepcount|energyconsumption, Sources:
- *   [{Samples: [{TimeISO8601, Value}]}]}]` (energy in joules).
+ * - `GET /247/daily-activity-statistics?startdate&enddate` (UTC date-times without a zone, end inclusive, at most
+ *   28 days) → `[{Name: stepcount|energyconsumption, Aggregation: sum, Sources: [{Samples: [{TimeISO8601, Value}]}]}]`,
+ *   one sample per 24 hours from `startdate`, in UTC without a zone, energy in joules, `Value` null when unknown
+ *   (https://apizone.suunto.com/docs/services/activity-and-sleep-data-api/operations/daily-activity-statistics).
  * Notifications: Suunto pushes the data itself (`WORKOUT_CREATED` with the workout, `SUUNTO_247_*_CREATED` with
  * `samples`), signed in `X-HMAC-SHA256-Signature` (hex HMAC-SHA256 of the body with the app's notification secret,
  * the push secret).
@@ -104,7 +106,7 @@ export interface SuuntoActivityEntry {
 }
 interface SuuntoDailyStatistic {
   Name: string;
-  Sources: { Name?: string; Samples: { TimeISO8601: string; Value: number }[] }[];
+  Sources: { Name?: string; Samples: { TimeISO8601: string; Value: number | null }[] }[];
 }
 
 /** Suunto's activity ids (its Activities list), as the anchor maps them (constants/workout_types/suunto.py). */
@@ -397,11 +399,11 @@ export const suunto: VendorAdapter = {
     }
     if (kind === "daily") {
       const c = chunk(window, cursor, SLEEP_CHUNK_DAYS);
-      // Suunto's daily statistics take local date-times without a zone.
+      // UTC date-times without a zone; the end is inclusive, so the chunk's last second.
       const stats =
         (await client.getJson<SuuntoDailyStatistic[] | null>(`${urls.apiBase}/247/daily-activity-statistics`, {
           startdate: new Date(c.from).toISOString().slice(0, 19),
-          enddate: new Date(c.to).toISOString().slice(0, 19),
+          enddate: new Date(c.to - 1000).toISOString().slice(0, 19),
           ...subscription(),
         })) ?? [];
       let fetched = 0;
@@ -410,12 +412,13 @@ export const suunto: VendorAdapter = {
         for (const source of stat.Sources)
           for (const s of source.Samples) {
             fetched += 1;
-            if (seriesType === null) continue;
+            if (seriesType === null || s.Value === null) continue;
+            const zoned = offsetMinutesOf(s.TimeISO8601) !== null;
             records.samples.push({
               seriesType,
-              recordedAt: Date.parse(s.TimeISO8601),
+              recordedAt: Date.parse(zoned ? s.TimeISO8601 : `${s.TimeISO8601}Z`),
               value: seriesType === ACTIVE_ENERGY ? s.Value / JOULES_PER_KCAL : s.Value,
-              zoneOffsetMinutes: offsetMinutesOf(s.TimeISO8601),
+              zoneOffsetMinutes: zoned ? offsetMinutesOf(s.TimeISO8601) : null,
               isDailyTotal: true,
             });
           }

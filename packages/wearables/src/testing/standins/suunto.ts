@@ -6,7 +6,8 @@
  * data per user and day (every user lives in UTC+2):
  * - `GET /v3/workouts?since&limit&offset&filter-by-modification-time` → two workouts a day for 120 days, newest first;
  * - `GET /247samples/sleep?from&to`, `GET /247samples/activity?from&to` (epoch ms, at most 28 days);
- * - `GET /247/daily-activity-statistics?startdate&enddate` (local date-times, at most 28 days).
+ * - `GET /247/daily-activity-statistics?startdate&enddate` (UTC date-times without a zone, end inclusive, at most
+ *   28 days): a sample per 24 hours from `startdate`, null while the period is not over.
  * `push()` sends a notification signed as Suunto signs them (`X-HMAC-SHA256-Signature`, hex HMAC-SHA256 of the body).
  */
 import { createHmac } from "node:crypto";
@@ -138,6 +139,12 @@ export function suuntoActivityAt(user: string, t: number) {
   };
 }
 
+/** A UTC day's totals: steps and energy in joules. */
+export const suuntoDailyOf = (user: string, day: number) => {
+  const r = seed(user, day);
+  return { steps: 7000 + r * 5, joules: (2100 + r) * 4184 };
+};
+
 const msRange = (q: Record<string, string | undefined>) => {
   const from = Number(q.from);
   const to = Number(q.to);
@@ -255,22 +262,24 @@ function suuntoRoutes(cloud: VendorCloud, subscriptionKey: string | undefined) {
     guarded((user, q, reply) => {
       const pattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
       if (!pattern.test(q.startdate ?? "") || !pattern.test(q.enddate ?? ""))
-        return bad(reply, "startdate and enddate are ISO 8601 local date-times");
+        return bad(reply, "startdate and enddate are ISO 8601 date-times");
       const from = Date.parse(`${q.startdate}Z`);
       const to = Date.parse(`${q.enddate}Z`);
       if (Number.isNaN(from) || Number.isNaN(to) || to <= from) return bad(reply, "enddate must be after startdate");
-      if (to - from > MAX_RANGE) return bad(reply, "the time range must not exceed 28 days");
+      if (to - from >= MAX_RANGE) return bad(reply, "the time range must not exceed 28 days");
       const steps = [];
       const energy = [];
-      for (let d = Math.ceil(from / DAY); d * DAY < to && (d + 1) * DAY <= Date.now(); d++) {
-        const r = seed(user, d);
-        const time = `${new Date(d * DAY).toISOString().slice(0, 10)}T00:00:00.000+02:00`;
-        steps.push({ TimeISO8601: time, Value: 7000 + r * 5 });
-        energy.push({ TimeISO8601: time, Value: (2100 + r) * 4184 });
+      for (let t = from; t <= to; t += DAY) {
+        const over = t + DAY <= Date.now();
+        const totals = suuntoDailyOf(user, Math.floor(t / DAY));
+        const time = new Date(t).toISOString().slice(0, 23);
+        steps.push({ TimeISO8601: time, Value: over ? totals.steps : null });
+        energy.push({ TimeISO8601: time, Value: over ? totals.joules : null });
       }
+      const source = "suunto-247-3e0f7c17-2775-477a-a12f-a50ff0170860";
       return [
-        { Name: "stepcount", Sources: [{ Name: "Suunto 9 Peak Pro", Samples: steps }] },
-        { Name: "energyconsumption", Sources: [{ Name: "Suunto 9 Peak Pro", Samples: energy }] },
+        { Name: "energyconsumption", Aggregation: "sum", Sources: [{ Name: source, Samples: energy }] },
+        { Name: "stepcount", Aggregation: "sum", Sources: [{ Name: source, Samples: steps }] },
       ];
     }),
   );
