@@ -146,6 +146,9 @@ describe("polar adapter", () => {
     await expect(
       h.client.getJson(`${h.urls.apiBase}/v3/users/activities`, { from: "2026-01-01", to: "2026-03-01" }),
     ).rejects.toMatchObject({ status: 400 });
+    // A window reaching past 365 days asks only for what Polar still answers.
+    const year = await h.fetchAll("daily", { start: today - 400 * DAY, end: today - 360 * DAY });
+    expect(year.reduce((n, p) => n + p.fetched, 0)).toBe(5);
 
     const hr = await h.fetchAll("samples", { start: today - 10 * DAY, end: today });
     expect(hr.length).toBe(2);
@@ -202,8 +205,8 @@ describe("polar adapter", () => {
     expect(push.verify(good, { clientSecret: credentials.clientSecret }, Date.now())).toBe(false);
     const tampered = { ...good, rawBody: Buffer.from(good.rawBody.toString().replace("475", "476")) };
     expect(push.verify(tampered, secrets, Date.now())).toBe(false);
-    // The registration's PING is unsigned and asks for nothing.
-    const ping = await received((url) => cloud.push(url, { event: "PING", timestamp: event.timestamp }, pushSecret));
+    // The registration's PING comes before its secret is known: accepted whatever its signature, it asks for nothing.
+    const ping = await received((url) => cloud.push(url, { event: "PING", timestamp: event.timestamp }, "unknown-yet"));
     expect(push.verify(ping, secrets, Date.now())).toBe(true);
     expect(push.parse(ping)).toEqual([]);
     expect(() => push.parse({ ...good, rawBody: Buffer.from("not json") })).toThrow();

@@ -9,12 +9,15 @@
  * - `GET /v3/users/sleep/available` → `{available: [{date, start_time, end_time}]}`, then
  *   `GET /v3/users/sleep/{date}` per night (durations in seconds, `hypnogram` and `heart_rate_samples` keyed by
  *   local `HH:MM`; hypnogram 0 wake, 1 REM, 2 lighter non-REM, 3 light non-REM, 4 deep non-REM, 5 unknown);
- * - `GET /v3/users/activities?from&to` (dates, at most 28 days) → daily summaries (`steps`, `active_calories`,
- *   `distance_from_steps` m);
- * - `GET /v3/users/continuous-heart-rate?from&to` (at most 28 days) → `{heart_rates: [{date,
- *   heart_rate_samples: [{heart_rate, sample_time}]}]}`, 5-minute samples.
+ * - `GET /v3/users/activities?from&to` (dates, at most 28 days, `from` at most 365 days ago) → daily summaries
+ *   (`steps`, `active_calories`, `distance_from_steps` m);
+ * - `GET /v3/users/continuous-heart-rate?from&to` (inclusive dates; 28 days a request, as the anchor asks) →
+ *   `{heart_rates: [{date, heart_rate_samples: [{heart_rate, sample_time}]}]}`, 5-minute samples, `sample_time` the
+ *   device's clock without a zone.
  * Webhooks (notify-only): `{event, user_id, entity_id, timestamp, url}` signed with `Polar-Webhook-Signature`, the
  * hex HMAC-SHA256 of the body with the `signature_secret_key` the webhook registration answered (the push secret).
+ * The registration's `PING` arrives before that secret is known (it is answered only once the PING got its 200):
+ * a PING is accepted unverified and yields no notice.
  * Rate limits (AccessLink "Rate limiting"): 500 + 20 × users requests per 15 minutes and 5,000 + 100 × users per
  * 24 hours per client; the budget holds the user-independent part.
  */
@@ -38,6 +41,8 @@ const DISTANCE = series("distance_walking_running");
 const DAY = 86_400_000;
 /** Polar answers at most 28 days per activities or continuous heart rate request. */
 const RANGE_DAYS = 28;
+/** `/v3/users/activities` refuses a `from` older than 365 days. */
+const ACTIVITY_HISTORY_DAYS = 365;
 /** Nights fetched per sleep page (one request each). */
 const NIGHTS_PER_PAGE = 7;
 
@@ -372,7 +377,11 @@ export const polar: VendorAdapter = {
       return { records, fetched: now.length, nextCursor: rest.length > 0 ? rest.join(",") : null };
     }
     if (kind === "daily") {
-      const chunk = dateChunk(window, cursor, RANGE_DAYS);
+      // Older days are refused: start where Polar still answers.
+      const oldest = (Math.floor(Date.now() / DAY) - ACTIVITY_HISTORY_DAYS) * DAY;
+      const reachable = { start: Math.max(window.start, oldest), end: window.end };
+      if (reachable.start >= reachable.end) return { records, fetched: 0, nextCursor: null };
+      const chunk = dateChunk(reachable, cursor, RANGE_DAYS);
       const days =
         (await client.getJson<PolarActivity[] | null>(`${urls.apiBase}/v3/users/activities`, {
           from: chunk.from,

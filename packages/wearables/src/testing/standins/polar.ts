@@ -5,9 +5,10 @@
  * user and day (every user lives in UTC+2):
  * - `GET /v3/exercises` → the last 30 days' exercises;
  * - `GET /v3/users/sleep/available` and `GET /v3/users/sleep/{date}` → the last 28 nights;
- * - `GET /v3/users/activities?from&to` and `GET /v3/users/continuous-heart-rate?from&to` (dates, at most 28 days,
- *   400 otherwise, as Polar does).
- * `push()` sends a notification signed as Polar signs them (`Polar-Webhook-Signature`, hex HMAC-SHA256 of the body).
+ * - `GET /v3/users/activities?from&to` and `GET /v3/users/continuous-heart-rate?from&to` (inclusive dates, at most 28
+ *   days, activities' `from` at most 365 days ago; 400 otherwise).
+ * `push()` sends a notification signed as Polar signs them, the PING too (`Polar-Webhook-Signature`, hex
+ * HMAC-SHA256 of the body).
  */
 import { createHmac } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -148,13 +149,17 @@ export function polarActivityOf(user: string, day: number) {
 }
 
 /** Dates `from`..`to` as day numbers, or a reason for Polar's 400. */
-function dateRange(q: Record<string, string | undefined>): { first: number; last: number } | string {
+function dateRange(
+  q: Record<string, string | undefined>,
+  oldestFrom?: number,
+): { first: number; last: number } | string {
   if (!q.from || !q.to || !/^\d{4}-\d{2}-\d{2}$/.test(q.from) || !/^\d{4}-\d{2}-\d{2}$/.test(q.to))
     return "from and to are required dates (YYYY-MM-DD)";
   const first = Date.parse(`${q.from}T00:00:00Z`) / DAY;
   const last = Date.parse(`${q.to}T00:00:00Z`) / DAY;
   if (Number.isNaN(first) || Number.isNaN(last) || last < first) return "to must not be before from";
   if (last - first + 1 > 28) return "the maximum range is 28 days";
+  if (oldestFrom !== undefined && first < oldestFrom) return "from date cannot be older than 365 days from today";
   return { first, last };
 }
 
@@ -184,9 +189,7 @@ export async function startPolarStandIn(p: {
         headers: {
           "content-type": "application/json",
           "polar-webhook-event": event.event,
-          ...(event.event === "PING"
-            ? {}
-            : { "polar-webhook-signature": createHmac("sha256", secret).update(body).digest("hex") }),
+          "polar-webhook-signature": createHmac("sha256", secret).update(body).digest("hex"),
         },
         body,
       });
@@ -240,7 +243,7 @@ function polarRoutes(cloud: VendorCloud) {
   cloud.app.get(
     "/v3/users/activities",
     guarded((user, req, reply) => {
-      const range = dateRange(req.query as Record<string, string | undefined>);
+      const range = dateRange(req.query as Record<string, string | undefined>, today() - 365);
       if (typeof range === "string") return reply.code(400).send({ error: range });
       const out = [];
       for (let d = range.first; d <= Math.min(range.last, today() - 1); d++) out.push(polarActivityOf(user, d));
