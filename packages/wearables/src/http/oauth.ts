@@ -166,7 +166,7 @@ export function registerOAuthBrowserRoutes(app: HttpServer, p: { connections: Pr
         response: { 200: Type.Null({ description: "The callback exists." }) },
       },
     },
-    async (_request, reply) => reply.code(200).send(),
+    async (_request, reply) => reply.code(200).send(null),
   );
   app.get(
     "/oauth/success",
