@@ -14,6 +14,7 @@
  * - The token answer has no user id: `GET /wellness-api/rest/user/id` answers `{userId}`.
  */
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
+import { parseStandardTokens } from "../oauthClient.ts";
 import type { MappedRecords, PushNotice, SyncKind, VendorAdapter, VendorPage } from "../types.ts";
 
 const series = (code: string) => {
@@ -262,6 +263,13 @@ export const garmin: VendorAdapter = {
   liveSyncMode: "webhook",
   maxHistoricalDays: 30,
   dataGranularity: null,
+
+  // Garmin's token answer names no user: the id comes from `/wellness-api/rest/user/id`, whatever else the answer
+  // carries.
+  parseTokens(body, now) {
+    const { providerUserId: _ignored, ...tokens } = parseStandardTokens(body, now);
+    return tokens;
+  },
 
   async fetchIdentity(client, urls) {
     const me = await client.getJson<{ userId: string }>(`${urls.apiBase}/wellness-api/rest/user/id`);
