@@ -156,6 +156,15 @@ describe("garmin adapter", () => {
     expect(h.tokens.refreshToken).not.toBe(before);
   });
 
+  it("passes the raw activity list through", async () => {
+    const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "g-user-1" });
+    const since = Date.parse("2026-03-03T00:00:00Z") / 1000;
+    const raw = (await garmin.listRawWorkouts?.(h.client, h.urls, { since, limit: 50, offset: 0 })) as {
+      summaryId: string;
+    }[];
+    expect(raw.map((a) => a.summaryId)).toEqual(["8000020515"]);
+  });
+
   it("answers VendorAuthError when the grant was revoked", async () => {
     const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "gone" });
     cloud.revokeUser("gone");
@@ -185,5 +194,21 @@ describe("garmin adapter", () => {
     const unsigned = await receiveOne((url) => cloud.push(url, body, undefined));
     expect(push.verify(unsigned, secrets, Date.now())).toBe(false);
     expect(() => push.parse({ ...req, rawBody: Buffer.from('{"activities": {}}') })).toThrow();
+    // Ping mode: a callbackURL and the upload range to pull.
+    const ping = {
+      sleeps: [
+        {
+          userId: "u-79",
+          userAccessToken: "uat-u-79",
+          uploadStartTimeInSeconds: 1772496000,
+          uploadEndTimeInSeconds: 1772499600,
+          callbackURL:
+            "https://apis.garmin.com/wellness-api/rest/sleeps?uploadStartTimeInSeconds=1772496000&uploadEndTimeInSeconds=1772499600",
+        },
+      ],
+    };
+    expect(push.parse({ ...req, rawBody: Buffer.from(JSON.stringify(ping)) })).toEqual([
+      { providerUserId: "u-79", pull: { kinds: ["sleep"], window: { start: 1772496000_000, end: 1772499600_000 } } },
+    ]);
   });
 });

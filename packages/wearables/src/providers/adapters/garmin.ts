@@ -332,8 +332,25 @@ export const garmin: VendorAdapter = {
             // Every permission withdrawn is a deauthorization in all but name.
             if (Array.isArray(item.permissions) && item.permissions.length === 0) notice.deauthorized = true;
           } else if (type === "activities" || type === "sleeps" || type === "dailies") {
-            // Ping mode (a `callbackURL` instead of the summary) is not supported, as in the anchor.
-            if (typeof item.callbackURL === "string") continue;
+            // Ping mode: a `callbackURL` with the upload range instead of the summary; the pull reads that same
+            // upload range (fetchPage's window is upload time). The anchor ignores pings; this takes them.
+            if (typeof item.callbackURL === "string") {
+              const from = Number(item.uploadStartTimeInSeconds);
+              const to = Number(item.uploadEndTimeInSeconds);
+              if (!Number.isFinite(from) || !Number.isFinite(to))
+                throw new Error(`Garmin ping without its upload range`);
+              const kind = (Object.keys(SUMMARY) as SyncKind[]).find((k) => SUMMARY[k] === type) as SyncKind;
+              const kinds = new Set(notice.pull?.kinds ?? []).add(kind);
+              const window = notice.pull?.window;
+              notice.pull = {
+                kinds: [...kinds],
+                window: {
+                  start: Math.min(window?.start ?? Number.POSITIVE_INFINITY, from * 1000),
+                  end: Math.max(window?.end ?? 0, to * 1000),
+                },
+              };
+              continue;
+            }
             const mapped = mapSummaries(type, [item]);
             const records = notice.records ?? empty();
             records.workouts.push(...mapped.workouts);

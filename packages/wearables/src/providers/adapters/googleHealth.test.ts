@@ -168,6 +168,19 @@ describe("google_health adapter", () => {
     expect(h.tokens.refreshToken).not.toBe(before);
   });
 
+  it("passes the raw exercise list through", async () => {
+    const h = await connectToStandIn({ adapter: googleHealth, origin: cloud.origin, credentials, login: "alice" });
+    const since = Date.parse("2026-03-10T00:00:00Z") / 1000;
+    const raw = (await googleHealth.listRawWorkouts?.(h.client, h.urls, { since, limit: 3, offset: 0 })) as {
+      dataPoints: { name: string }[];
+      nextPageToken?: string;
+    };
+    expect(raw.dataPoints.map((p) => p.name)).toEqual(
+      [20522, 20523, 20524].map((d) => `users/hu-alice/dataTypes/exercise/dataPoints/ex-${d}`),
+    );
+    expect(raw.nextPageToken).toBe("3");
+  });
+
   it("answers VendorAuthError when the grant was revoked", async () => {
     const h = await connectToStandIn({ adapter: googleHealth, origin: cloud.origin, credentials, login: "bob" });
     cloud.revokeUser("bob");

@@ -152,6 +152,18 @@ describe("withings adapter", () => {
     expect(h.tokens.refreshToken).not.toBe(before);
   });
 
+  it("passes the raw workout list through (changed since `since`)", async () => {
+    const h = await connectToStandIn({ adapter: withings, origin: cloud.origin, credentials });
+    const since = Date.parse("2026-03-10T00:00:00Z") / 1000;
+    const raw = (await withings.listRawWorkouts?.(h.client, h.urls, { since, limit: 50, offset: 0 })) as {
+      series: { id: number }[];
+      more: boolean;
+    };
+    expect(raw.series[0]?.id).toBe(920522);
+    expect(raw.series.length).toBe(5);
+    expect(raw.more).toBe(true);
+  });
+
   it("answers VendorAuthError when the grant was revoked", async () => {
     const h = await connectToStandIn({ adapter: withings, origin: cloud.origin, credentials, login: "9999" });
     cloud.revokeUser("9999");
