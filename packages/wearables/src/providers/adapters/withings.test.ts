@@ -89,11 +89,12 @@ describe("withings adapter", () => {
     expect(workouts.find((w) => w.externalId === "920514")?.type).toBe("swimming");
   });
 
-  it("maps sleep summaries (seconds → minutes, ratio → percent)", async () => {
+  it("maps sleep summaries (seconds → minutes, ratio → percent) with their stage intervals", async () => {
     const h = await connectToStandIn({ adapter: withings, origin: cloud.origin, credentials });
     const sleeps = (await h.fetchAll("sleep", window)).flatMap((p) => p.records.sleeps);
     // Nights starting inside the window: 2 Mar 22:00 … 15 Mar 22:00.
     expect(sleeps.length).toBe(14);
+    const at = (m: number) => Date.parse("2026-03-02T22:00:00Z") + m * 60_000;
     expect(sleeps.find((s) => s.externalId === "520515")).toEqual({
       start: Date.parse("2026-03-02T22:00:00Z"),
       end: Date.parse("2026-03-03T06:00:00Z"),
@@ -108,7 +109,14 @@ describe("withings adapter", () => {
         awakeMinutes: 40,
         efficiencyScore: 92,
         isNap: false,
-        stages: [],
+        stages: [
+          { stage: "awake", start: at(0), end: at(15) },
+          { stage: "light", start: at(15), end: at(135) },
+          { stage: "deep", start: at(135), end: at(225) },
+          { stage: "light", start: at(225), end: at(355) },
+          { stage: "rem", start: at(355), end: at(455) },
+          { stage: "awake", start: at(455), end: at(480) },
+        ],
       },
     });
   });

@@ -11,6 +11,7 @@
  * - measures are `value × 10^unit` (e.g. `{value: 72345, unit: -3}` = 72.345 kg);
  * - times are epoch seconds and each series names its IANA `timezone`;
  * - paging is `more` + `offset` (echo the offset back);
+ * - a night's summary (`getsummary`) and its stage intervals (`get`, state 0 awake … 3 REM) are two calls;
  * - notifications are unsigned form posts `userid, startdate, enddate, appli`; the callback URL carries our own
  *   shared `?token=` (the push secret), which is the only proof the post is Withings'.
  */
@@ -116,7 +117,6 @@ const APPLI: Record<number, SyncKind[]> = {
   4: ["samples"],
   16: ["workouts", "daily"],
   44: ["sleep"],
-  54: ["samples"],
 };
 
 interface Envelope<T> {
@@ -258,7 +258,7 @@ export function mapSleep(s: WithingsSleep) {
       awakeMinutes: minutes(d.wakeupduration),
       // Withings gives a ratio (0.92); the data model keeps a percentage.
       efficiencyScore: d.sleep_efficiency === undefined ? null : Math.round(d.sleep_efficiency * 1000) / 10,
-      // Withings has no nap flag; getsummary has no stage intervals (those are `action=get`, ≤ 24 h per call).
+      // Withings has no nap flag; the stage intervals come from `action=get` (fetchStages).
       isNap: false,
       stages: [],
     },
@@ -289,8 +289,36 @@ async function fetchSleep(client: VendorClient, apiBase: string, w: SyncWindow, 
     ...(cursor ? { offset: cursor } : {}),
   });
   const records = empty();
-  for (const item of page.series) if (inWindow(w, item.startdate * 1000)) records.sleeps.push(mapSleep(item));
+  for (const item of page.series) {
+    if (!inWindow(w, item.startdate * 1000)) continue;
+    const sleep = mapSleep(item);
+    sleep.details.stages = await fetchStages(client, apiBase, item);
+    records.sleeps.push(sleep);
+  }
   return { records, fetched: page.series.length, nextCursor: nextOffset(page) };
+}
+
+/** Withings sleep `state` (Sleep v2 get) → our stage; 4 (manual) and 5 (unspecified) carry no stage. */
+const STATE: Record<number, "awake" | "light" | "deep" | "rem"> = { 0: "awake", 1: "light", 2: "deep", 3: "rem" };
+
+/**
+ * The stage intervals of one night: `action=get` over the night's bounds (Withings allows ≤ 24 h per call, a
+ * night is less). A tracker that records no stages answers none.
+ */
+async function fetchStages(client: VendorClient, apiBase: string, s: WithingsSleep) {
+  const answer = await call<{ series: { startdate: number; enddate: number; state: number }[] }>(
+    client,
+    `${apiBase}/v2/sleep`,
+    { action: "get", startdate: s.startdate, enddate: Math.min(s.enddate, s.startdate + 86_400) },
+  );
+  return answer.series
+    .filter((x) => STATE[x.state] !== undefined)
+    .map((x) => ({
+      stage: STATE[x.state] as "awake" | "light" | "deep" | "rem",
+      start: x.startdate * 1000,
+      end: x.enddate * 1000,
+    }))
+    .sort((a, b) => a.start - b.start);
 }
 
 async function fetchMeasures(client: VendorClient, apiBase: string, w: SyncWindow, cursor: string | null) {

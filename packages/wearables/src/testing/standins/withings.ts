@@ -2,7 +2,8 @@
  * A Withings stand-in: Withings' OAuth paths and token dialect (`action=requesttoken`, `{status, body}`, `userid`)
  * and its data actions, each a form POST answered `{status, body}` with `more`/`offset` paging:
  * - `POST /v2/measure action=getworkouts|getactivity` (`startdateymd`, `enddateymd` or `lastupdate`, `offset`)
- * - `POST /v2/sleep action=getsummary` (same parameters)
+ * - `POST /v2/sleep action=getsummary` (same parameters) and `action=get` (a night's stage intervals, `startdate`,
+ *   `enddate` at most 24 h apart)
  * - `POST /measure action=getmeas` (`startdate`, `enddate` epoch seconds or `lastupdate`, `meastypes`, `offset`)
  * Bad parameters answer HTTP 200 `{status: 503, error: "Invalid Params"}` as Withings does. Every account has one
  * workout, one night, one weigh-in and one activity day per UTC day, the same every time; pages hold 5 items so
@@ -69,6 +70,25 @@ export function withingsSleepOf(d: number) {
     created: startdate + 9 * 3600,
     modified: startdate + 9 * 3600,
   };
+}
+
+/** The stage intervals (Sleep v2 `get`) of the night ending on UTC day `d`: state 0 awake, 1 light, 2 deep, 3 REM. */
+export function withingsSleepStagesOf(d: number) {
+  const start = withingsSleepOf(d).startdate;
+  const plan: [number, number, number][] = [
+    [0, 15, 0],
+    [15, 135, 1],
+    [135, 225, 2],
+    [225, 355, 1],
+    [355, 455, 3],
+    [455, 480, 0],
+  ];
+  return plan.map(([from, to, state]) => ({
+    startdate: start + from * 60,
+    enddate: start + to * 60,
+    state,
+    model: 32,
+  }));
 }
 
 /** The weigh-in of UTC day `d` (weight, fat ratio, heart pulse, SpO2). */
@@ -209,6 +229,16 @@ function routes(cloud: VendorCloud) {
   cloud.app.post("/v2/sleep", async (req, reply) => {
     if (!cloud.authenticate(req, reply)) return reply;
     const form = (req.body ?? {}) as Record<string, string | undefined>;
+    if (form.action === "get") {
+      // High-resolution stages: `startdate`/`enddate` epoch seconds, at most 24 hours apart.
+      const from = Number(form.startdate);
+      const to = Number(form.enddate);
+      if (!Number.isInteger(from) || !Number.isInteger(to) || to < from || to - from > DAY) return invalid(reply);
+      const series = [Math.floor(from / DAY), Math.floor(from / DAY) + 1]
+        .flatMap((d) => withingsSleepStagesOf(d))
+        .filter((x) => x.enddate > from && x.startdate < to && x.enddate <= Date.now() / 1000);
+      return { status: 0, body: { series, model: 32 } };
+    }
     const range = ymdRange(form);
     if (form.action !== "getsummary" || !range || badOffset(form)) return invalid(reply);
     const { days, until } = daysIn(range.from, range.to);
