@@ -217,7 +217,7 @@ const inWindow = (w: SyncWindow, ms: number) => ms >= w.start && ms < w.end;
 const nextOffset = (page: { more: boolean | number; offset: number }) =>
   page.more === true || page.more === 1 ? String(page.offset) : null;
 
-export function mapWorkout(w: WithingsWorkout) {
+export function mapWorkout(w: WithingsWorkout): MappedRecords["workouts"][number] {
   const start = w.startdate * 1000;
   const d = w.data;
   return {
@@ -241,7 +241,7 @@ export function mapWorkout(w: WithingsWorkout) {
   };
 }
 
-export function mapSleep(s: WithingsSleep) {
+export function mapSleep(s: WithingsSleep): MappedRecords["sleeps"][number] {
   const start = s.startdate * 1000;
   const d = s.data;
   return {
