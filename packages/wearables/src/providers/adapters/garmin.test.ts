@@ -10,7 +10,7 @@ import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GarminStandIn, garminActivityOf, startGarminStandIn } from "../../testing/standins/garmin.ts";
 import { connectToStandIn } from "../../testing/vendorHarness.ts";
 import { type PushRequest, VendorAuthError } from "../types.ts";
-import { garmin } from "./garmin.ts";
+import { garmin, requestGarminBackfill } from "./garmin.ts";
 
 const credentials = { clientId: "garmin-consumer", clientSecret: "garmin-secret" };
 const window = { start: Date.parse("2026-03-02T00:00:00Z"), end: Date.parse("2026-03-16T00:00:00Z") };
@@ -163,6 +163,19 @@ describe("garmin adapter", () => {
       summaryId: string;
     }[];
     expect(raw.map((a) => a.summaryId)).toEqual(["8000020515"]);
+  });
+
+  it("asks Garmin for a backfill in ranges of at most 90 days of summary time", async () => {
+    const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "g-user-1" });
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    const requests = await requestGarminBackfill(h.client, h.urls, { start, end: start + 100 * 86_400_000 }, [
+      "activities",
+    ]);
+    expect(requests).toBe(2);
+    expect(cloud.backfills.slice(-2)).toEqual([
+      { type: "activities", from: start / 1000, to: start / 1000 + 90 * 86_400 },
+      { type: "activities", from: start / 1000 + 90 * 86_400, to: start / 1000 + 100 * 86_400 },
+    ]);
   });
 
   it("answers VendorAuthError when the grant was revoked", async () => {

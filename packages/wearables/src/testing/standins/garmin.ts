@@ -3,8 +3,10 @@
  * PKCE required, client in the body), `GET /wellness-api/rest/user/id`, and the summary pulls
  * `GET /wellness-api/rest/{activities,sleeps,dailies}?uploadStartTimeInSeconds&uploadEndTimeInSeconds` (both
  * required, at most 86,400 s apart, else 400 as Garmin answers). Every account has one activity, one night and
- * one daily summary per UTC day, the same every time, each "uploaded" a little after it ended. `push()` posts a
- * notification as Garmin's push service does: JSON summary lists with the `garmin-client-id` header.
+ * one daily summary per UTC day, the same every time, each "uploaded" a little after it ended.
+ * `GET /wellness-api/rest/backfill/{type}?summaryStartTimeInSeconds&summaryEndTimeInSeconds` answers 202 and
+ * records the request (`backfills`). `push()` posts a notification as Garmin's push service does: JSON summary
+ * lists with the `garmin-client-id` header.
  */
 import { startVendorCloud, type VendorCloud } from "../../sandbox/vendorCloud.ts";
 
@@ -107,6 +109,8 @@ export function garminDailyOf(d: number, userId: string) {
 const OF = { activities: garminActivityOf, sleeps: garminSleepOf, dailies: garminDailyOf };
 
 export interface GarminStandIn extends VendorCloud {
+  /** Backfill requests received (`type`, summary range in epoch seconds), in order. */
+  backfills: { type: string; from: number; to: number }[];
   /** Posts a push notification (`{activities: […], …}`) with `garmin-client-id`; answers the HTTP status. */
   push(targetUrl: string, body: Record<string, unknown[]>, clientId: string | undefined): Promise<number>;
 }
@@ -115,16 +119,18 @@ export async function startGarminStandIn(p: {
   clients: Record<string, string>;
   accessTtlSec?: number;
 }): Promise<GarminStandIn> {
+  const backfills: GarminStandIn["backfills"] = [];
   const cloud = await startVendorCloud({
     paths: { authorize: "/oauth2Confirm", token: "/di-oauth2-service/oauth/token" },
     clients: p.clients,
     accessTtlSec: p.accessTtlSec,
     requirePkce: true,
     title: "Garmin Connect",
-    routes: (c) => routes(c),
+    routes: (c) => routes(c, backfills),
   });
   return {
     ...cloud,
+    backfills,
     async push(targetUrl, body, clientId) {
       const res = await fetch(targetUrl, {
         method: "POST",
@@ -137,7 +143,22 @@ export async function startGarminStandIn(p: {
   };
 }
 
-function routes(cloud: VendorCloud) {
+function routes(cloud: VendorCloud, backfills: GarminStandIn["backfills"]) {
+  // Backfill: 202 and, at Garmin, pushes later; at most 90 days of summary time per request.
+  cloud.app.get("/wellness-api/rest/backfill/:type", async (req, reply) => {
+    if (!cloud.authenticate(req, reply)) return reply;
+    const { type } = req.params as { type: string };
+    const q = req.query as Record<string, string | undefined>;
+    const from = Number(q.summaryStartTimeInSeconds);
+    const to = Number(q.summaryEndTimeInSeconds);
+    if (!Number.isInteger(from) || !Number.isInteger(to) || to <= from)
+      return reply
+        .code(400)
+        .send({ errorMessage: "summaryStartTimeInSeconds and summaryEndTimeInSeconds are required" });
+    if (to - from > 90 * DAY) return reply.code(400).send({ errorMessage: "range exceeds 90 days" });
+    backfills.push({ type, from, to });
+    return reply.code(202).send();
+  });
   cloud.app.get("/wellness-api/rest/user/id", async (req, reply) => {
     const grant = cloud.authenticate(req, reply);
     if (!grant) return reply;
