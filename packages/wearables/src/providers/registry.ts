@@ -5,16 +5,35 @@
  */
 import type { Config } from "@platform/kernel";
 import { PROVIDER_NAMES } from "../domain/providers.ts";
+import { fitbit } from "./adapters/fitbit.ts";
+import { garmin } from "./adapters/garmin.ts";
+import { googleHealth } from "./adapters/googleHealth.ts";
 import { oura } from "./adapters/oura.ts";
+import { polar } from "./adapters/polar.ts";
 import { sandbox } from "./adapters/sandbox.ts";
 import { strava } from "./adapters/strava.ts";
+import { suunto } from "./adapters/suunto.ts";
+import { ultrahuman } from "./adapters/ultrahuman.ts";
 import { whoop } from "./adapters/whoop.ts";
+import { withings } from "./adapters/withings.ts";
 import type { VendorCredentials } from "./oauthClient.ts";
 import type { PushSecrets, VendorAdapter, VendorUrls } from "./types.ts";
 import { resolveVendorUrls } from "./vendorUrls.ts";
 
 /** Every adapter, by provider name. */
-export const VENDOR_ADAPTERS: readonly VendorAdapter[] = [strava, oura, whoop, sandbox];
+export const VENDOR_ADAPTERS: readonly VendorAdapter[] = [
+  garmin,
+  googleHealth,
+  polar,
+  suunto,
+  whoop,
+  strava,
+  oura,
+  fitbit,
+  ultrahuman,
+  withings,
+  sandbox,
+];
 
 /**
  * The sandbox's own client: it is an offline test vendor whose cloud runs inside the platform, so its

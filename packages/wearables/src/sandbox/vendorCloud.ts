@@ -110,6 +110,7 @@ export async function startVendorCloud(p: StartVendorCloudParameters): Promise<V
     hits.set(path, (hits.get(path) ?? 0) + 1);
   });
 
+  const grantOf = (body: Record<string, unknown>) => access.get(body.access_token as string)?.grant.userId;
   const issue = (grant: Grant) => {
     const accessToken = token();
     const refreshToken = token();
@@ -182,8 +183,9 @@ export async function startVendorCloud(p: StartVendorCloudParameters): Promise<V
       p.dialect === "withings"
         ? reply.send({ status: 503, error: `${error}: ${description}` })
         : reply.code(status).send({ error, error_description: description });
+    // Only Withings names the user in its token answer by itself; other vendors do through `tokenExtras`.
     const ok = (body: Record<string, unknown>) =>
-      reply.send(p.dialect === "withings" ? { status: 0, body: { ...body, userid: body.userid } } : body);
+      reply.send(p.dialect === "withings" ? { status: 0, body: { userid: grantOf(body), ...body } } : body);
     if (p.dialect === "withings" && form.action !== "requesttoken") return fail(400, "invalid_request", "action");
     let clientId = form.client_id;
     let secret = form.client_secret;
@@ -204,14 +206,14 @@ export async function startVendorCloud(p: StartVendorCloudParameters): Promise<V
       if (record.redirectUri !== form.redirect_uri) return fail(400, "invalid_grant", "redirect_uri mismatch");
       if (record.challenge && (!form.code_verifier || s256(form.code_verifier) !== record.challenge))
         return fail(400, "invalid_grant", "PKCE verification failed");
-      return ok({ ...issue(record.grant), userid: record.grant.userId });
+      return ok(issue(record.grant));
     }
     if (form.grant_type === "refresh_token") {
       const grant = form.refresh_token ? refresh.get(form.refresh_token) : undefined;
       if (!grant || grant.revoked || grant.clientId !== clientId)
         return fail(400, "invalid_grant", "unknown or revoked refresh token");
       refresh.delete(form.refresh_token as string);
-      return ok({ ...issue(grant), userid: grant.userId });
+      return ok(issue(grant));
     }
     return fail(400, "unsupported_grant_type", String(form.grant_type));
   });

@@ -105,6 +105,7 @@ export async function connectToStandIn(p: {
       counter: createMemoryRateCounter(),
       name: `vendor:${p.adapter.id}`,
       windows: p.adapter.rateBudgets,
+      sleep: async () => {},
     }),
     accessToken: () => harness.tokens.accessToken,
     async refresh() {
