@@ -126,4 +126,6 @@ export interface ServiceHost {
   title: string;
   port(config: Config): number;
   basePath: string;
+  /** Whether the configuration runs this host (default: always), e.g. the wearables sandbox vendor. */
+  enabled?(config: Config): boolean;
 }

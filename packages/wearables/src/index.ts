@@ -8,6 +8,7 @@ import {
   createHttpServer,
   createJobWorker,
   createRateCounter,
+  type HttpServer,
   failureLimitOf,
   loadMigrations,
   type PlatformContext,
@@ -28,6 +29,7 @@ import { createSummariesService, type SummariesService } from "./services/summar
 import { createUsersService, type UsersService } from "./services/users.ts";
 import { createSummariesRepository } from "./store/summariesRepository.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
+import { createProvidersModule, type ProvidersModule } from "./sync/providersModule.ts";
 
 export const BASE_PATH = "/api/v1";
 /** Whose data `platform wearables demo-data` writes when no user is named. */
@@ -45,8 +47,25 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
   const read = createDataReadServices({ db });
   const summaries = createSummariesService({ repository: createSummariesRepository(db) });
   const imports = createImportsModule({ db, logger: log.child({ job: "imports" }) });
+  // Where each host listens, for the URLs the configuration does not set (the OAuth callback, the sandbox).
+  const listening = new Map<"" | "sandbox", HttpServer>();
+  const originOf = (host: "" | "sandbox") => {
+    const address = listening.get(host)?.server.address();
+    const port =
+      typeof address === "object" && address ? address.port : host === "" ? config.wearablesPort : config.wearablesSandboxPort;
+    return `http://${config.publicHost ?? config.host}:${port}`;
+  };
+  const providers = createProvidersModule({ config, db, logger: log, originOf });
   return {
-    createServer: () => createServer({ config, logger, apiKeys }, { users, read, summaries, imports }),
+    async createServer(host?: string) {
+      const app =
+        host === "sandbox"
+          ? await providers.createSandboxServer()
+          : await createServer({ config, logger, apiKeys }, { users, read, summaries, imports, providers });
+      listening.set(host === "sandbox" ? "sandbox" : "", app);
+      return app;
+    },
+    close: () => providers.close(),
     operatorCommands: {
       ...imports.operatorCommands,
       /** `{email?}` → the demo user (`demo@example.com` by default), created the first time. */
@@ -64,12 +83,18 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
       const worker = createJobWorker({
         db,
         logger: log,
-        queues: { [IMPORT_QUEUE]: imports.queue, [SCORES_QUEUE]: scores.queue },
+        queues: { [IMPORT_QUEUE]: imports.queue, [SCORES_QUEUE]: scores.queue, ...providers.queues },
+        schedules: providers.schedules,
       });
       await worker.start();
       return {
         stop: () => worker.stop(),
-        status: () => ({ worker: worker.status(), imports: imports.status(), scores: scores.status() }),
+        status: () => ({
+          worker: worker.status(),
+          imports: imports.status(),
+          scores: scores.status(),
+          providers: providers.status(),
+        }),
       };
     },
   };
@@ -77,7 +102,13 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
 
 async function createServer(
   { config, logger, apiKeys }: Pick<PlatformContext, "config" | "logger" | "apiKeys">,
-  services: { users: UsersService; read: DataReadServices; summaries: SummariesService; imports: ImportsModule },
+  services: {
+    users: UsersService;
+    read: DataReadServices;
+    summaries: SummariesService;
+    imports: ImportsModule;
+    providers: ProvidersModule;
+  },
 ) {
   const app = await createHttpServer({
     logger: logger.child({ service: "wearables" }),
@@ -110,9 +141,12 @@ async function createServer(
       registerDataReadRoutes(typed, services.read);
       registerSummaryRoutes(typed, services.summaries);
       services.imports.registerRoutes(typed);
+      services.providers.registerRoutes(typed);
     },
     { prefix: BASE_PATH },
   );
+  // What a browser or a vendor reaches without an API key: the OAuth callback and its pages, vendors' pushes.
+  await app.register(async (open) => services.providers.registerBrowserRoutes(open), { prefix: BASE_PATH });
   return app;
 }
 
@@ -122,6 +156,15 @@ export const wearablesService: ServiceDefinition = {
   migrations: loadMigrations("wearables", new URL("../migrations", import.meta.url).pathname),
   port: (config) => config.wearablesPort,
   basePath: BASE_PATH,
+  hosts: [
+    {
+      name: "sandbox",
+      title: "Sandbox vendor (offline)",
+      port: (config) => config.wearablesSandboxPort,
+      basePath: "",
+      enabled: (config) => config.wearablesSandbox,
+    },
+  ],
   create: createWearables,
 };
 export { GET_USER_SQL, listUsersSql } from "./store/usersRepository.ts";

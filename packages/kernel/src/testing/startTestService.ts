@@ -60,7 +60,7 @@ export async function startTestService<I extends ServiceInstance>(
   const instance = await service.create(context);
   const apps: HttpServer[] = [];
   const urls: Record<string, string> = {};
-  for (const host of ["", ...(service.hosts ?? []).map((h) => h.name)]) {
+  for (const host of ["", ...(service.hosts ?? []).filter((h) => h.enabled?.(config) ?? true).map((h) => h.name)]) {
     const app = await instance.createServer(host || undefined);
     apps.push(app);
     await app.listen({ host: "127.0.0.1", port: 0 });

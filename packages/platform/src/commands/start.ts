@@ -106,7 +106,7 @@ export async function startPlatform(
       stops.push(async () => instance.close?.());
       const hosts = [
         { name: "", title: service.title, port: service.port, basePath: service.basePath },
-        ...(service.hosts ?? []),
+        ...(service.hosts ?? []).filter((h) => h.enabled?.(config) ?? true),
       ];
       for (const host of serves ? hosts : []) {
         const app = await instance.createServer(host.name || undefined);

@@ -1,6 +1,7 @@
 /**
  * The anchor's `ProviderName` as of 0.9 (`google` became `google_health`; `health_connect` and `withings` are
- * new). Providers are stored by name: migration 0004 renamed the stored `google` rows.
+ * new), then this platform's `sandbox` (its offline test vendor, whose data carries its name). Providers are
+ * stored by name: migration 0004 renamed the stored `google` rows.
  */
 export const PROVIDER_NAMES = [
   "apple",
@@ -19,6 +20,7 @@ export const PROVIDER_NAMES = [
   "withings",
   "unknown",
   "internal",
+  "sandbox",
 ] as const;
 
 export type ProviderName = (typeof PROVIDER_NAMES)[number];

@@ -2,6 +2,8 @@
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
 import type { ConnectionsService } from "../services/connections.ts";
+import type { ProviderConnections } from "../services/providerConnections.ts";
+import { throwAsHttpError } from "./oauth.ts";
 import { unauthorized } from "./dataEnvelope.ts";
 import { ErrorBody, Nullable } from "./schemas.ts";
 
@@ -72,4 +74,43 @@ export function registerConnectionRoutes(app: HttpServer, connections: Connectio
     },
     async (request) => connections.list(request.params.user_id),
   );
+}
+
+const UserProviderPath = Type.Object({
+  user_id: Type.String({ format: "uuid" }),
+  provider: Type.String({ maxLength: 64 }),
+});
+
+/** `DELETE /users/{user_id}/connections/{provider}` and `…/data`: disconnecting, with or without the data. */
+export function registerConnectionDeleteRoutes(app: HttpServer, providers: ProviderConnections) {
+  for (const deleteData of [false, true]) {
+    app.delete(
+      deleteData ? "/users/:user_id/connections/:provider/data" : "/users/:user_id/connections/:provider",
+      {
+        schema: {
+          operationId: deleteData ? "deleteProviderData" : "disconnectProvider",
+          tags: [connectionsTag.name],
+          summary: deleteData ? "Delete provider data" : "Disconnect provider",
+          description: deleteData
+            ? "Disconnects (as the route without `/data`) and deletes every data source, sample, workout, sleep " +
+              "session and health score of the user that came from the provider."
+            : "Revokes the connection's tokens at the vendor where it has an endpoint for it, forgets them and " +
+              "removes the connection; the data it brought stays.",
+          params: UserProviderPath,
+          response: {
+            204: Type.Null({ description: "Disconnected." }),
+            400: ErrorBody('path.user_id: must match format "uuid"'),
+            404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
+            ...unauthorized,
+          },
+        },
+      },
+      async (request, reply) => {
+        await providers
+          .disconnect(request.params.user_id, request.params.provider, { deleteData })
+          .catch(throwAsHttpError);
+        return reply.code(204).send(null);
+      },
+    );
+  }
 }

@@ -130,6 +130,8 @@ export function registerOAuthBrowserRoutes(app: HttpServer, p: { connections: Pr
   app.get(
     "/oauth/:provider/callback",
     {
+      // HEAD has its own answer (200 for a vendor's probe), not the callback's.
+      exposeHeadRoute: false,
       schema: {
         operationId: "oauthCallback",
         tags: [providersTag.name],

@@ -2,6 +2,7 @@
 export const usersTag = { name: "Users", description: "The people whose wearables the service reads." };
 
 import { dataReadTags } from "./dataRoutes.ts";
+import { providersTag } from "./oauth.ts";
 import { summariesTag } from "./summaries.ts";
 
 export const importsTag = {
@@ -9,4 +10,4 @@ export const importsTag = {
   description: "Apple Health exports and FIT, GPX and TCX workout files, imported in the background with progress.",
 };
 
-export const openapiTags = [usersTag, summariesTag, ...dataReadTags, importsTag];
+export const openapiTags = [usersTag, summariesTag, ...dataReadTags, providersTag, importsTag];

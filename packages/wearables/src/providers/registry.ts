@@ -104,7 +104,9 @@ export function createVendorDirectory({
       return { clientSecret: c.clientSecret, ...(pushSecret ? { pushSecret } : {}) };
     },
     providers() {
-      const names = [...PROVIDER_NAMES.filter((p) => p !== "unknown" && p !== "internal"), ...(byId.has("sandbox") ? ["sandbox"] : [])];
+      const names = PROVIDER_NAMES.filter(
+        (p) => p !== "unknown" && p !== "internal" && (p !== "sandbox" || byId.has("sandbox")),
+      );
       return names.map((provider) => {
         const adapter = byId.get(provider);
         return {

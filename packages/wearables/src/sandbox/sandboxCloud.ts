@@ -16,7 +16,7 @@
  */
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { DAY, MINUTE, personFor, planDay } from "../demo/demoPlan.ts";
-import { startVendorCloud, type VendorCloud } from "./vendorCloud.ts";
+import { createVendorCloud, startVendorCloud, type VendorCloud } from "./vendorCloud.ts";
 
 export const SANDBOX_PATHS = { authorize: "/oauth/authorize", token: "/oauth/token", revoke: "/oauth/revoke" };
 /** Every sandbox account lives in this zone (minutes east of UTC). */
@@ -111,8 +111,15 @@ function recordsOf(kind: string, account: string, start: number, end: number): R
   return out;
 }
 
-export async function startSandboxCloud(p: StartSandboxCloudParameters): Promise<VendorCloud> {
-  const cloud = await startVendorCloud({
+/** The sandbox listening on its own (tests); the platform serves `createSandboxCloud` as a host. */
+export const startSandboxCloud = (p: StartSandboxCloudParameters): Promise<VendorCloud> =>
+  startVendorCloud(sandboxCloudParameters(p));
+
+export const createSandboxCloud = (p: StartSandboxCloudParameters): Promise<VendorCloud> =>
+  createVendorCloud(sandboxCloudParameters(p));
+
+function sandboxCloudParameters(p: StartSandboxCloudParameters) {
+  return {
     paths: SANDBOX_PATHS,
     clients: p.clients,
     requirePkce: true,
@@ -120,9 +127,8 @@ export async function startSandboxCloud(p: StartSandboxCloudParameters): Promise
     host: p.host,
     port: p.port,
     accessTtlSec: p.accessTtlSec,
-    routes: (cloud) => sandboxRoutes(cloud),
-  });
-  return cloud;
+    routes: (cloud: VendorCloud) => sandboxRoutes(cloud),
+  };
 }
 
 function sandboxRoutes(cloud: VendorCloud) {

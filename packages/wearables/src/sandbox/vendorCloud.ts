@@ -94,7 +94,17 @@ const sameSecret = (a: string, b: string) => {
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c);
 
+/** Listens on `host`/`port` (default 127.0.0.1, ephemeral) and sets `origin`. */
 export async function startVendorCloud(p: StartVendorCloudParameters): Promise<VendorCloud> {
+  const cloud = await createVendorCloud(p);
+  await cloud.app.listen({ host: p.host ?? "127.0.0.1", port: p.port ?? 0 });
+  const address = cloud.app.server.address();
+  cloud.origin = `http://${p.host ?? "127.0.0.1"}:${typeof address === "object" && address ? address.port : 0}`;
+  return cloud;
+}
+
+/** The cloud, not listening yet (the platform listens on it as one of its hosts); `origin` is set by the caller. */
+export async function createVendorCloud(p: StartVendorCloudParameters): Promise<VendorCloud> {
   const accessTtlMs = (p.accessTtlSec ?? 3600) * 1000;
   const codes = new Map<string, CodeRecord>();
   const access = new Map<string, { grant: Grant; expiresAt: number }>();
@@ -260,8 +270,5 @@ export async function startVendorCloud(p: StartVendorCloudParameters): Promise<V
     close: () => app.close(),
   };
   p.routes?.(cloud);
-  await app.listen({ host: p.host ?? "127.0.0.1", port: p.port ?? 0 });
-  const address = app.server.address();
-  cloud.origin = `http://${p.host ?? "127.0.0.1"}:${typeof address === "object" && address ? address.port : 0}`;
   return cloud;
 }

@@ -51,7 +51,7 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
   function oauthVendor(provider: string) {
     const adapter = p.directory.adapter(provider);
     if (!adapter) {
-      if ((PROVIDER_NAMES as readonly string[]).includes(provider) || provider === "sandbox")
+      if ((PROVIDER_NAMES as readonly string[]).includes(provider))
         throw new SyncRequestError(400, `Provider '${provider}' does not support OAuth`);
       throw new SyncRequestError(404, `Provider '${provider}' not found`);
     }
@@ -151,7 +151,7 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
         });
         const days = Math.min(p.historicalDaysOnConnect, adapter.maxHistoricalDays ?? p.historicalDaysOnConnect);
         if (days > 0) {
-          const connection = await p.connections.get(id);
+          const connection = await p.connections.get(id, tx);
           const end = Date.now();
           if (connection && !connection.synced_from)
             await p.sync.enqueueRun(tx, connection, {

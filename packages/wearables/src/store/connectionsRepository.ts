@@ -97,8 +97,9 @@ export function createConnectionsStore(db: Queryable) {
       );
       return row as { id: string; created: boolean };
     },
-    async get(id: string): Promise<ConnectionForSync | undefined> {
-      const [row] = await db.query<ConnectionForSync>(
+    /** `q`: a transaction of the caller's (PGlite has one connection: a query beside an open transaction waits). */
+    async get(id: string, q: Queryable = db): Promise<ConnectionForSync | undefined> {
+      const [row] = await q.query<ConnectionForSync>(
         `SELECT ${FOR_SYNC} FROM wearables.user_connections WHERE id = $1`,
         [id],
       );

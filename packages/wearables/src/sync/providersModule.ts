@@ -1,0 +1,166 @@
+/**
+ * Everything about provider connections and sync, built once per platform context: the vendor directory
+ * (adapters with their configured clients and origins), the sealed-token stores, the vendor sessions with their
+ * shared rate budgets, the services behind the routes, the sync job and the scheduled pull, and the sandbox
+ * vendor's cloud (a host of its own).
+ *
+ * @example
+ * const providers = createProvidersModule({ config, db, logger, originOf });
+ * // api routes: providers.registerRoutes(api); browser routes: providers.registerBrowserRoutes(app)
+ * // jobs: createJobWorker({ …, queues: { ...providers.queues }, schedules: providers.schedules })
+ */
+import {
+  type Config,
+  createConfiguredSecretBox,
+  createRateCounter,
+  type Database,
+  type HttpServer,
+  type Logger,
+  type QueueDefinition,
+  type ScheduleDefinition,
+} from "@platform/kernel";
+import { registerConnectionDeleteRoutes } from "../http/connections.ts";
+import { registerOAuthBrowserRoutes, registerOAuthRoutes } from "../http/oauth.ts";
+import { registerProviderSyncRoutes } from "../http/providerSync.ts";
+import { registerProviderWebhookRoutes } from "../http/providerWebhooks.ts";
+import { registerSyncStatusRoutes } from "../http/syncStatus.ts";
+import { createVendorDirectory, SANDBOX_CLIENT, type VendorDirectory } from "../providers/registry.ts";
+import { createSandboxCloud } from "../sandbox/sandboxCloud.ts";
+import { createProviderConnections, type ProviderConnections } from "../services/providerConnections.ts";
+import { createProviderPush } from "../services/providerPush.ts";
+import { createProviderSyncService, type ProviderSyncService } from "../services/providerSync.ts";
+import { createConnectionsStore } from "../store/connectionsRepository.ts";
+import { createOAuthStatesRepository } from "../store/oauthStatesRepository.ts";
+import { createSyncRunsRepository } from "../store/syncRunsRepository.ts";
+import { createUsersRepository } from "../store/usersRepository.ts";
+import { createSyncJob, SYNC_QUEUE } from "./syncJob.ts";
+import { createVendorSessions } from "./vendorSession.ts";
+
+export const SCHEDULED_SYNC_QUEUE = "wearables.sync-schedule";
+
+export interface CreateProvidersModuleParameters {
+  config: Config;
+  db: Database;
+  logger: Logger;
+  /** Where a host of the service listens now (`""` the API, `"sandbox"` the sandbox), for URLs not configured. */
+  originOf(host: "" | "sandbox"): string;
+  fetch?: typeof fetch;
+}
+
+export interface ProvidersModule {
+  directory: VendorDirectory;
+  connections: ProviderConnections;
+  sync: ProviderSyncService;
+  /** Routes behind the API key. */
+  registerRoutes(api: HttpServer): void;
+  /** Routes a browser or a vendor reaches without an API key (callback, success and error pages, pushes). */
+  registerBrowserRoutes(app: HttpServer): Promise<void>;
+  queues: Record<string, QueueDefinition<never>>;
+  schedules: ScheduleDefinition[];
+  /** The sandbox vendor's cloud as a server (not listening). */
+  createSandboxServer(): Promise<HttpServer>;
+  status(): Record<string, unknown>;
+  close(): Promise<void>;
+}
+
+export function createProvidersModule(p: CreateProvidersModuleParameters): ProvidersModule {
+  const { config, db } = p;
+  const log = p.logger.child({ component: "providers" });
+  const secrets = createConfiguredSecretBox(config);
+  const directory = createVendorDirectory({ config, sandboxOrigin: () => p.originOf("sandbox") });
+  const connectionsStore = createConnectionsStore(db);
+  const runs = createSyncRunsRepository(db);
+  const counter = createRateCounter(config.redisUrl);
+  const sessions = createVendorSessions({ directory, secrets, store: connectionsStore, counter, fetch: p.fetch });
+  const sync = createProviderSyncService({ db, directory, connections: connectionsStore, runs });
+  const apiBaseUrl = () => `${(config.wearablesPublicUrl ?? p.originOf("")).replace(/\/+$/, "")}/api/v1`;
+  const connections = createProviderConnections({
+    db,
+    directory,
+    secrets,
+    states: createOAuthStatesRepository(db),
+    connections: connectionsStore,
+    users: createUsersRepository(db),
+    sync,
+    apiBaseUrl,
+    historicalDaysOnConnect: config.wearablesHistoricalDaysOnConnect,
+    budgetOf: (adapter) => sessions.budgetOf(adapter),
+    fetch: p.fetch,
+  });
+  const push = createProviderPush({ db, connections: connectionsStore, runs, sync });
+  const syncJob = createSyncJob({ db, logger: log, runs, connections: connectionsStore, sessions });
+  const scheduled = { passes: 0, queued: 0 };
+
+  const pullProviders = () =>
+    directory
+      .providers()
+      .filter((r) => r.is_enabled && r.live_sync_mode === "pull")
+      .map((r) => r.provider);
+
+  const scheduleQueue: QueueDefinition<unknown> = {
+    concurrency: 1,
+    timeoutMs: 10 * 60_000,
+    handler: async (job) => {
+      // One live pull per active connection of a pulling vendor, unless one is queued or running already.
+      for (const c of await connectionsStore.listActive(pullProviders())) {
+        job.signal.throwIfAborted();
+        const adapter = directory.adapter(c.provider);
+        if (!adapter) continue;
+        await db.transaction(async (tx) => {
+          const [busy] = await tx.query(
+            "SELECT 1 FROM wearables.sync_runs WHERE connection_id = $1 AND ended_at IS NULL LIMIT 1",
+            [c.id],
+          );
+          if (busy) return;
+          const end = Date.now();
+          await sync.enqueueRun(tx, c, {
+            source: "pull",
+            scope: "live",
+            kinds: [...adapter.kinds],
+            start: c.synced_until?.getTime() ?? end - 7 * 86_400_000,
+            end,
+            message: "scheduled sync",
+          });
+          scheduled.queued += 1;
+        });
+      }
+      scheduled.passes += 1;
+    },
+  };
+
+  return {
+    directory,
+    connections,
+    sync,
+    registerRoutes(api) {
+      registerOAuthRoutes(api, { directory, connections });
+      registerProviderSyncRoutes(api, { sync, sessions, connections: connectionsStore });
+      registerSyncStatusRoutes(api, runs);
+      registerConnectionDeleteRoutes(api, connections);
+    },
+    async registerBrowserRoutes(app) {
+      registerOAuthBrowserRoutes(app, { connections });
+      await app.register(async (scope) => registerProviderWebhookRoutes(scope, { directory, push }));
+    },
+    queues: {
+      [SYNC_QUEUE]: syncJob.queue as QueueDefinition<never>,
+      [SCHEDULED_SYNC_QUEUE]: scheduleQueue as QueueDefinition<never>,
+    },
+    schedules:
+      config.wearablesSyncIntervalSec > 0
+        ? [{ name: SCHEDULED_SYNC_QUEUE, queue: SCHEDULED_SYNC_QUEUE, everyMs: config.wearablesSyncIntervalSec * 1000 }]
+        : [],
+    async createSandboxServer() {
+      const clients = {
+        [SANDBOX_CLIENT.clientId]: SANDBOX_CLIENT.clientSecret,
+        ...(config.wearablesVendorClients.sandbox
+          ? { [config.wearablesVendorClients.sandbox.clientId]: config.wearablesVendorClients.sandbox.clientSecret }
+          : {}),
+      };
+      const cloud = await createSandboxCloud({ clients });
+      return cloud.app as unknown as HttpServer;
+    },
+    status: () => ({ sync: syncJob.status(), scheduled: { ...scheduled } }),
+    close: () => counter.close(),
+  };
+}
