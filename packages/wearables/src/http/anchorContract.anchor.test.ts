@@ -43,6 +43,19 @@ const REQUIRED_OPERATIONS = [
   "DELETE /users/{}",
   "GET /users/{}/summaries/data/timeline",
   "GET /users/{}/events/workouts/types",
+  "GET /oauth/providers",
+  "GET /oauth/{}/authorize",
+  "GET /oauth/{}/callback",
+  "HEAD /oauth/{}/callback",
+  "DELETE /users/{}/connections/{}",
+  "DELETE /users/{}/connections/{}/data",
+  "POST /providers/{}/users/{}/sync",
+  "POST /providers/{}/users/{}/sync/historical",
+  "GET /providers/{}/users/{}/workouts",
+  "GET /users/{}/sync/runs",
+  "GET /users/{}/sync/recent",
+  "GET /users/{}/sync/stream",
+  "GET /sync/runs",
 ];
 
 /**

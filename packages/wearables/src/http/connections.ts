@@ -5,7 +5,8 @@ import type { ConnectionsService } from "../services/connections.ts";
 import type { ProviderConnections } from "../services/providerConnections.ts";
 import { throwAsHttpError } from "./oauth.ts";
 import { unauthorized } from "./dataEnvelope.ts";
-import { ErrorBody, Nullable } from "./schemas.ts";
+import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 export const connectionsTag = { name: "Connections", description: "A user's links to wearable providers." };
 
@@ -78,7 +79,7 @@ export function registerConnectionRoutes(app: HttpServer, connections: Connectio
 
 const UserProviderPath = Type.Object({
   user_id: Type.String({ format: "uuid" }),
-  provider: Type.String({ maxLength: 64 }),
+  provider: StringEnum(PROVIDER_INPUT_NAMES),
 });
 
 /** `DELETE /users/{user_id}/connections/{provider}` and `…/data`: disconnecting, with or without the data. */
@@ -107,7 +108,7 @@ export function registerConnectionDeleteRoutes(app: HttpServer, providers: Provi
       },
       async (request, reply) => {
         await providers
-          .disconnect(request.params.user_id, request.params.provider, { deleteData })
+          .disconnect(request.params.user_id, currentProviderName(request.params.provider), { deleteData })
           .catch(throwAsHttpError);
         return reply.code(204).send(null);
       },

@@ -158,6 +158,8 @@ export function registerOAuthBrowserRoutes(app: HttpServer, p: { connections: Pr
   app.head(
     "/oauth/:provider/callback",
     {
+      // In the OpenAPI document (HEAD routes are left out unless a route asks), as the anchor's 0.9 has it.
+      config: { swagger: { exposeHeadRoute: true } },
       schema: {
         operationId: "probeOauthCallback",
         tags: [providersTag.name],

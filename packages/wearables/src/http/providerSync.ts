@@ -5,6 +5,7 @@
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
 import type { ProviderSyncService } from "../services/providerSync.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { VendorSessions } from "../sync/vendorSession.ts";
@@ -12,8 +13,9 @@ import { unauthorized } from "./dataEnvelope.ts";
 import { providersTag, throwAsHttpError } from "./oauth.ts";
 import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
+/** The anchor's `ProviderName` (retired names taken for their successors: `google` is `google_health`). */
 const ProviderUserPath = Type.Object({
-  provider: Type.String({ maxLength: 64 }),
+  provider: StringEnum(PROVIDER_INPUT_NAMES),
   user_id: Type.String({ format: "uuid" }),
 });
 
@@ -79,7 +81,7 @@ export function registerProviderSyncRoutes(
     async (request) => {
       const q = request.query;
       const run = await p.sync
-        .sync(request.params.provider, request.params.user_id, { dataType: q.data_type as "all", since: q.since })
+        .sync(currentProviderName(request.params.provider), request.params.user_id, { dataType: q.data_type as "all", since: q.since })
         .catch(throwAsHttpError);
       if (q.async) return { success: true, async: true, task_id: run.id, message: run.message ?? "" };
       const ended = await p.sync.waitForRun(run.id, 60_000);
@@ -145,7 +147,8 @@ export function registerProviderSyncRoutes(
       },
     },
     async (request) => {
-      const { provider, user_id } = request.params;
+      const { user_id } = request.params;
+      const provider = currentProviderName(request.params.provider);
       const r = await p.sync.historical(provider, user_id, request.query.days).catch(throwAsHttpError);
       return {
         success: true,
@@ -188,7 +191,8 @@ export function registerProviderSyncRoutes(
       },
     },
     async (request) => {
-      const { provider, user_id } = request.params;
+      const { user_id } = request.params;
+      const provider = currentProviderName(request.params.provider);
       const connection = await p.connections.findForUser(user_id, provider);
       if (!connection) throw new HttpError(404, `No connection to ${provider} found for user ${user_id}`);
       if (connection.status !== "active")
