@@ -116,6 +116,7 @@ export async function balancer(
     DEVNET: "false",
     SERVICES: "wearables",
     WEARABLES_PORT: "0",
+    WEARABLES_SANDBOX_PORT: "0",
     LOG_LEVEL: "warn",
     // api instances refuse to start without shared secret keys.
     SECRETS_KEYS: `bench:${Buffer.alloc(32, 3).toString("base64")}`,

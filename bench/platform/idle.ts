@@ -77,6 +77,7 @@ export interface IdleRun {
 
 const ZERO_PORTS = {
   WEARABLES_PORT: "0",
+  WEARABLES_SANDBOX_PORT: "0",
   CHAINSTATS_PORT: "0",
   CROSSCHAIN_PORT: "0",
   BROKERAGE_AUTH_PORT: "0",

@@ -65,6 +65,7 @@ const config = kernel.loadConfig({
     LOG_LEVEL: "warn",
     ...(driver === "postgres" ? { DATABASE_URL: process.env.PROBE_DATABASE_URL } : {}),
     WEARABLES_PORT: "0",
+    WEARABLES_SANDBOX_PORT: "0",
     CROSSCHAIN_PORT: "0",
     CHAINSTATS_PORT: "0",
     BROKERAGE_AUTH_PORT: "0",

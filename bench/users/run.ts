@@ -62,6 +62,7 @@ async function idleRss(): Promise<number> {
   const platform = await startPlatformProcess({
     DATA_DIR: dataDir,
     WEARABLES_PORT: "0",
+    WEARABLES_SANDBOX_PORT: "0",
     CHAINSTATS_PORT: "0",
     CROSSCHAIN_PORT: "0",
     DEVNET: "false",

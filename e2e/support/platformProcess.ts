@@ -17,6 +17,7 @@ const BIN = fileURLToPath(new URL("../../packages/platform/bin/platform.js", imp
  */
 export const EPHEMERAL_PORTS: Readonly<Record<string, string>> = {
   WEARABLES_PORT: "0",
+  WEARABLES_SANDBOX_PORT: "0",
   CROSSCHAIN_PORT: "0",
   BROKERAGE_AUTH_PORT: "0",
   BROKERAGE_LIVE_PORT: "0",

@@ -71,9 +71,8 @@ export function registerProviderSyncRoutes(
             },
             { examples: [SYNC_EXAMPLE] },
           ),
-          400: ErrorBody("The connection to strava is revoked: authorize again"),
+          400: ErrorBody("Provider 'apple' does not support data sync"),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
-          501: ErrorBody("Provider 'apple' does not support data sync"),
           ...unauthorized,
         },
       },
@@ -139,9 +138,8 @@ export function registerProviderSyncRoutes(
               ],
             },
           ),
-          400: ErrorBody("The connection to strava is revoked: authorize again"),
+          400: ErrorBody("Provider 'apple' does not support data sync"),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
-          501: ErrorBody("Provider 'apple' does not support data sync"),
           ...unauthorized,
         },
       },
@@ -182,9 +180,8 @@ export function registerProviderSyncRoutes(
         }),
         response: {
           200: Type.Unknown({ description: "The vendor's JSON.", examples: [[{ id: 1234567890, sport_type: "Run" }]] }),
-          400: ErrorBody("The connection to strava is revoked: authorize again"),
+          400: ErrorBody("Provider 'apple' does not support workouts"),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
-          501: ErrorBody("Provider 'apple' does not support workouts"),
           502: ErrorBody("strava answered 503"),
           ...unauthorized,
         },
@@ -198,9 +195,9 @@ export function registerProviderSyncRoutes(
       if (connection.status !== "active")
         throw new HttpError(400, `The connection to ${provider} is ${connection.status}: authorize again`);
       const session = await p.sessions.open(connection).catch((error: Error) => {
-        throw new HttpError(501, error.message);
+        throw new HttpError(400, error.message);
       });
-      if (!session.adapter.listRawWorkouts) throw new HttpError(501, `Provider '${provider}' does not support workouts`);
+      if (!session.adapter.listRawWorkouts) throw new HttpError(400, `Provider '${provider}' does not support workouts`);
       const q = request.query;
       return session.adapter
         .listRawWorkouts(session.client, session.urls, { since: q.since, limit: q.limit, offset: q.offset })

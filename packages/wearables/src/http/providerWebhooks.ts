@@ -2,7 +2,7 @@
  * Vendors' push notifications: `POST /providers/{provider}/webhooks` (and `GET` for subscription checks such as
  * Strava's `hub.challenge`), as the anchor's unified webhook routes. No API key (a vendor cannot send one): the
  * adapter verifies each notification with the vendor's own scheme (signature over the raw bytes, timestamp,
- * shared token). Unknown provider → 404; a vendor that does not push → 501; unverified → 401.
+ * shared token). Unknown provider → 404; a vendor that does not push here (no push support, or no client configured) → 404 too (the anchor: 501); unverified → 401.
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
@@ -23,7 +23,7 @@ export async function registerProviderWebhookRoutes(app: HttpServer, p: { direct
     const adapter = p.directory.adapter(provider);
     if (!adapter) throw new HttpError(404, `Provider '${provider}' not found`);
     const secrets = p.directory.pushSecrets(provider);
-    if (!adapter.push || !secrets) throw new HttpError(501, `Provider '${provider}' does not push notifications here`);
+    if (!adapter.push || !secrets) throw new HttpError(404, `Provider '${provider}' does not push notifications here`);
     return { push: adapter.push, secrets };
   };
   const headersOf = (raw: Record<string, string | string[] | undefined>) =>
@@ -48,8 +48,7 @@ export async function registerProviderWebhookRoutes(app: HttpServer, p: { direct
           ),
           400: ErrorBody("Malformed notification"),
           401: ErrorBody("Notification not verified"),
-          404: ErrorBody("Provider 'acme' not found"),
-          501: ErrorBody("Provider 'ultrahuman' does not push notifications here"),
+          404: ErrorBody("Provider 'ultrahuman' does not push notifications here"),
         },
       },
     },
@@ -88,8 +87,7 @@ export async function registerProviderWebhookRoutes(app: HttpServer, p: { direct
           204: Type.Null({ description: "Verified (Fitbit)." }),
           400: ErrorBody("Not a subscription check"),
           403: Type.Unknown({ description: "The verify token does not match (the vendor's own body)." }),
-          404: ErrorBody("Provider 'acme' not found"),
-          501: ErrorBody("Provider 'ultrahuman' does not push notifications here"),
+          404: ErrorBody("Provider 'ultrahuman' does not push notifications here"),
         },
       },
     },

@@ -22,7 +22,7 @@ const FIRST_LIVE_WINDOW_DAYS = 7;
 export class SyncRequestError extends Error {
   override name = "SyncRequestError";
   constructor(
-    readonly statusCode: 400 | 404 | 501,
+    readonly statusCode: 400 | 404,
     message: string,
   ) {
     super(message);
@@ -50,7 +50,7 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
 
   async function activeConnection(provider: string, userId: string): Promise<ConnectionForSync> {
     const adapter = p.directory.adapter(provider);
-    if (!adapter) throw new SyncRequestError(501, `Provider '${provider}' does not support data sync`);
+    if (!adapter) throw new SyncRequestError(400, `Provider '${provider}' does not support data sync`);
     const connection = await p.connections.findForUser(userId, provider);
     if (!connection) throw new SyncRequestError(404, `No connection to ${provider} found for user ${userId}`);
     if (connection.status !== "active")
