@@ -215,6 +215,13 @@ async function expectApiAnswers(host: Host, base: URL): Promise<void> {
       await json(r);
       return;
     }
+    case "wearables sandbox": {
+      // The sandbox vendor's data API wants one of its own access tokens: without one it says so, as a vendor does.
+      const r = await fetch(at("/v1/me"));
+      expect(r.status).toBe(401);
+      expect((await json(r)).message).toBe("Authorization Error");
+      return;
+    }
     case "brokerage auth": {
       const r = await fetch(at("/.well-known/oauth-authorization-server"));
       expect(r.status).toBe(200);

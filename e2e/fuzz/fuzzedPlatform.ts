@@ -183,6 +183,8 @@ export async function startFuzzedPlatform(): Promise<FuzzedPlatform> {
       },
       crosschain: { secrets: { bearerAuth: crosschainKey }, foreignKeys, known: crosschainKnown },
       "brokerage auth": { secrets: {}, foreignKeys, known: {} },
+      // The sandbox vendor's data API wants its own access tokens: fuzzed without one.
+      "wearables sandbox": { secrets: {}, foreignKeys, known: {} },
       brokerage: { secrets: pairSecrets(livePair), foreignKeys, known: { ...marketKnown, ...live } },
       "brokerage paper": { secrets: pairSecrets(paperPair), foreignKeys, known: { ...marketKnown, ...paper } },
       "brokerage data": { secrets: pairSecrets(paperPair), foreignKeys, known: marketKnown },

@@ -40,6 +40,16 @@ function sendOnce(origin: string, req: HttpRequest, timeoutMs: number): Promise<
         timeout: timeoutMs,
       },
       (incoming) => {
+        // A server-sent events stream never ends: its answer is its status and headers.
+        if (String(incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+          incoming.destroy();
+          return resolve({
+            status: incoming.statusCode ?? 0,
+            contentType: String(incoming.headers["content-type"]),
+            body: "",
+            ms: performance.now() - started,
+          });
+        }
         const chunks: Buffer[] = [];
         incoming.on("data", (c: Buffer) => chunks.push(c));
         incoming.on("error", reject);

@@ -213,14 +213,19 @@ export function registerOAuthBrowserRoutes(app: HttpServer, p: { connections: Pr
         operationId: "oauthError",
         tags: [providersTag.name],
         summary: "OAuth error",
-        description: "Where the browser ends when the vendor refused or the callback lacked its parameters.",
+        description:
+          "Where the browser ends when the vendor refused or the callback lacked its parameters; no connection " +
+          "was made.",
         security: [],
         querystring: Type.Object({ message: Type.Optional(Type.String({ maxLength: 2048 })) }),
-        response: { 400: ErrorBody("OAuth error: access_denied: The user denied the request") },
+        response: {
+          200: Type.Object(
+            { success: Type.Boolean(), message: Type.String() },
+            { examples: [{ success: false, message: "access_denied: The user denied the request" }] },
+          ),
+        },
       },
     },
-    async (request) => {
-      throw new HttpError(400, `OAuth error: ${request.query.message ?? "unknown"}`);
-    },
+    async (request) => ({ success: false, message: request.query.message ?? "OAuth error" }),
   );
 }

@@ -238,9 +238,15 @@ export function registerSyncStatusRoutes(app: HttpServer, runs: SyncRunsReposito
           "`id` its sequence, `data` a SyncStatusEvent). A `Last-Event-ID` header resumes after that event.",
         params: UserPath,
         querystring: Type.Object({ replay: Type.Integer({ default: 20, minimum: 1, maximum: 200 }) }),
-        produces: ["text/event-stream"],
         response: {
-          200: Type.String({ description: "text/event-stream", examples: ["event: sync\nid: 42\ndata: {…}\n\n"] }),
+          200: {
+            description: "Server-sent events, each a SyncStatusEvent.",
+            content: {
+              "text/event-stream": {
+                schema: Type.String({ examples: ["event: sync\nid: 42\ndata: {…}\n\n"] }),
+              },
+            },
+          },
           400: badUser,
           ...unauthorized,
         },
@@ -260,6 +266,8 @@ export function registerSyncStatusRoutes(app: HttpServer, runs: SyncRunsReposito
         connection: "keep-alive",
         "x-accel-buffering": "no",
       });
+      // Headers go out at once (a client waits for them before its first event), with the retry hint.
+      res.write("retry: 3000\n\n");
       let last = "0";
       const send = (e: SyncEventRow) => {
         last = e.seq;

@@ -14,7 +14,8 @@
  * - `GET /v1/heart_rate` → `{data: [{time, bpm}], next_page_token}` (every minute of every workout)
  * - `GET /v1/daily` → `{data: [{date, steps, resting_hr_bpm, hrv_sdnn_ms}], next_page_token}`
  */
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { type TSchema, Type } from "typebox";
 import { DAY, MINUTE, personFor, planDay } from "../demo/demoPlan.ts";
 import { createVendorCloud, startVendorCloud, type VendorCloud } from "./vendorCloud.ts";
 
@@ -111,12 +112,13 @@ function recordsOf(kind: string, account: string, start: number, end: number): R
   return out;
 }
 
-/** The sandbox listening on its own (tests); the platform serves `createSandboxCloud` as a host. */
+/** The sandbox listening on its own (tests). */
 export const startSandboxCloud = (p: StartSandboxCloudParameters): Promise<VendorCloud> =>
   startVendorCloud(sandboxCloudParameters(p));
 
-export const createSandboxCloud = (p: StartSandboxCloudParameters): Promise<VendorCloud> =>
-  createVendorCloud(sandboxCloudParameters(p));
+/** The sandbox on the given server (the platform's host, with its OpenAPI document); not listening yet. */
+export const createSandboxCloud = (p: StartSandboxCloudParameters & { app: FastifyInstance }): Promise<VendorCloud> =>
+  createVendorCloud({ ...sandboxCloudParameters(p), app: p.app });
 
 function sandboxCloudParameters(p: StartSandboxCloudParameters) {
   return {
@@ -127,29 +129,190 @@ function sandboxCloudParameters(p: StartSandboxCloudParameters) {
     host: p.host,
     port: p.port,
     accessTtlSec: p.accessTtlSec,
+    schemas: { token: TOKEN_SCHEMA, revoke: REVOKE_SCHEMA },
     routes: (cloud: VendorCloud) => sandboxRoutes(cloud),
   };
 }
 
+// The documented surface (served at the sandbox host's /openapi.json). Errors of the vendor's own are
+// `{error, error_description}` (token endpoint, RFC 6749) or `{message}` (data API), as vendors answer.
+const TAG = ["Sandbox vendor"];
+const OAuthError = (example: string) =>
+  Type.Object(
+    { error: Type.String(), error_description: Type.String() },
+    { examples: [{ error: example, error_description: "unknown or used code" }] },
+  );
+const DataError = (message: string) =>
+  Type.Object({ message: Type.String(), errors: Type.Optional(Type.Array(Type.Unknown())) }, { examples: [{ message }] });
+const TOKEN_SCHEMA = {
+  operationId: "sandboxToken",
+  tags: TAG,
+  summary: "Token endpoint",
+  description:
+    "RFC 6749 §3.2 (form body): `grant_type=authorization_code` with `code`, `redirect_uri` and the PKCE " +
+    "`code_verifier`, or `grant_type=refresh_token` (refresh tokens rotate). Client credentials in `Authorization: Basic`.",
+  security: [{ SandboxClient: [] }],
+  response: {
+    200: Type.Object(
+      {
+        access_token: Type.String(),
+        refresh_token: Type.String(),
+        token_type: Type.String(),
+        expires_in: Type.Integer(),
+        scope: Type.String(),
+      },
+      {
+        examples: [
+          { access_token: "q3…", refresh_token: "Zr…", token_type: "Bearer", expires_in: 3600, scope: "workouts sleep" },
+        ],
+      },
+    ),
+    400: OAuthError("invalid_grant"),
+    401: OAuthError("invalid_client"),
+  },
+};
+const REVOKE_SCHEMA = {
+  operationId: "sandboxRevoke",
+  tags: TAG,
+  summary: "Revoke a token",
+  description: "RFC 7009 (form body `token`): the grant behind an access or refresh token stops working.",
+  security: [{ SandboxClient: [] }],
+  response: { 200: Type.Object({}, { examples: [{}] }) },
+};
+const Window = Type.Object({
+  start: Type.String({ format: "date-time", description: "ISO 8601, inclusive." }),
+  end: Type.String({ format: "date-time", description: "ISO 8601, exclusive." }),
+  page_token: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "`next_page_token` of the previous page." })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
+});
+const PAGE_RECORDS: Record<string, { summary: string; record: TSchema; example: Record<string, unknown> }> = {
+  workouts: {
+    summary: "Workouts",
+    record: Type.Object({
+      id: Type.String(),
+      sport: Type.String(),
+      start_time: Type.String({ format: "date-time" }),
+      end_time: Type.String({ format: "date-time" }),
+      utc_offset_minutes: Type.Integer(),
+      calories_kcal: Type.Union([Type.Number(), Type.Null()]),
+      distance_m: Type.Union([Type.Number(), Type.Null()]),
+      avg_hr_bpm: Type.Union([Type.Number(), Type.Null()]),
+      max_hr_bpm: Type.Union([Type.Number(), Type.Null()]),
+      avg_speed_mps: Type.Union([Type.Number(), Type.Null()]),
+      device: Type.Union([Type.String(), Type.Null()]),
+    }),
+    example: {
+      id: "w-20614-0",
+      sport: "run",
+      start_time: "2026-06-10T05:30:00.000Z",
+      end_time: "2026-06-10T06:12:00.000Z",
+      utc_offset_minutes: 60,
+      calories_kcal: 480,
+      distance_m: 7560,
+      avg_hr_bpm: 148,
+      max_hr_bpm: 166,
+      avg_speed_mps: 3,
+      device: "Sandbox Band 2",
+    },
+  },
+  sleep: {
+    summary: "Sleep sessions",
+    record: Type.Object({
+      id: Type.String(),
+      start_time: Type.String({ format: "date-time" }),
+      end_time: Type.String({ format: "date-time" }),
+      utc_offset_minutes: Type.Integer(),
+      is_nap: Type.Boolean(),
+      stages: Type.Array(
+        Type.Object({
+          stage: Type.String(),
+          start_time: Type.String({ format: "date-time" }),
+          end_time: Type.String({ format: "date-time" }),
+        }),
+      ),
+    }),
+    example: {
+      id: "s-20614",
+      start_time: "2026-06-09T22:40:00.000Z",
+      end_time: "2026-06-10T05:10:00.000Z",
+      utc_offset_minutes: 60,
+      is_nap: false,
+      stages: [{ stage: "light", start_time: "2026-06-09T22:40:00.000Z", end_time: "2026-06-09T23:05:00.000Z" }],
+    },
+  },
+  heart_rate: {
+    summary: "Heart rate",
+    record: Type.Object({ time: Type.String({ format: "date-time" }), bpm: Type.Number() }),
+    example: { time: "2026-06-10T05:31:00.000Z", bpm: 121 },
+  },
+  daily: {
+    summary: "Daily totals",
+    record: Type.Object({
+      date: Type.String({ format: "date" }),
+      steps: Type.Integer(),
+      resting_hr_bpm: Type.Number(),
+      hrv_sdnn_ms: Type.Number(),
+    }),
+    example: { date: "2026-06-10", steps: 9120, resting_hr_bpm: 57, hrv_sdnn_ms: 48 },
+  },
+};
+const unauthorized = { 401: DataError("Authorization Error"), 429: DataError("Rate Limit Exceeded") };
+
 function sandboxRoutes(cloud: VendorCloud) {
-  cloud.app.get("/v1/me", async (req, reply) => {
-    const grant = cloud.authenticate(req, reply);
-    if (!grant) return reply;
-    return { id: grant.userId, username: `sandbox-${grant.userId}` };
-  });
-  const page = (kind: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-    const grant = cloud.authenticate(req, reply);
-    if (!grant) return reply;
-    const q = req.query as Record<string, string | undefined>;
-    const start = Date.parse(q.start ?? "");
-    const end = Date.parse(q.end ?? "");
-    const limit = Math.min(Number(q.limit ?? 50) || 50, 100);
-    const offset = Number(q.page_token ?? 0);
-    if (Number.isNaN(start) || Number.isNaN(end) || end <= start || !Number.isInteger(offset) || offset < 0)
-      return reply.code(400).send({ error: "invalid_request", message: "start, end (ISO 8601) and page_token" });
-    const all = recordsOf(kind, grant.userId, start, end);
-    const data = all.slice(offset, offset + limit);
-    return { data, next_page_token: offset + limit < all.length ? String(offset + limit) : null };
-  };
-  for (const kind of ["workouts", "sleep", "heart_rate", "daily"]) cloud.app.get(`/v1/${kind}`, page(kind));
+  cloud.app.get(
+    "/v1/me",
+    {
+      schema: {
+        operationId: "sandboxMe",
+        tags: TAG,
+        summary: "The account",
+        description: "The vendor account the bearer token was granted by.",
+        response: {
+          200: Type.Object({ id: Type.String(), username: Type.String() }, { examples: [{ id: "1001", username: "sandbox-1001" }] }),
+          ...unauthorized,
+        },
+      },
+    },
+    async (req, reply) => {
+      const grant = cloud.authenticate(req, reply);
+      if (!grant) return reply;
+      return { id: grant.userId, username: `sandbox-${grant.userId}` };
+    },
+  );
+  for (const [kind, doc] of Object.entries(PAGE_RECORDS)) {
+    cloud.app.get(
+      `/v1/${kind}`,
+      {
+        schema: {
+          operationId: `sandbox${kind.replace(/(^|_)(\w)/g, (_m, _u, c: string) => c.toUpperCase())}`,
+          tags: TAG,
+          summary: doc.summary,
+          description: `The account's ${doc.summary.toLowerCase()} in [start, end), oldest first, a page at a time.`,
+          querystring: Window,
+          response: {
+            200: Type.Object(
+              { data: Type.Array(doc.record), next_page_token: Type.Union([Type.String(), Type.Null()]) },
+              { examples: [{ data: [doc.example], next_page_token: "50" }] },
+            ),
+            400: DataError("start, end (ISO 8601) and page_token"),
+            ...unauthorized,
+          },
+        },
+      },
+      async (req: FastifyRequest, reply: FastifyReply) => {
+        const grant = cloud.authenticate(req, reply);
+        if (!grant) return reply;
+        const q = req.query as Record<string, string | undefined>;
+        const start = Date.parse(q.start ?? "");
+        const end = Date.parse(q.end ?? "");
+        const limit = Math.min(Number(q.limit ?? 50) || 50, 100);
+        const offset = Number(q.page_token ?? 0);
+        if (Number.isNaN(start) || Number.isNaN(end) || end <= start || !Number.isInteger(offset) || offset < 0)
+          return reply.code(400).send({ message: "start, end (ISO 8601) and page_token" });
+        const all = recordsOf(kind, grant.userId, start, end);
+        const data = all.slice(offset, offset + limit);
+        return { data, next_page_token: offset + limit < all.length ? String(offset + limit) : null };
+      },
+    );
+  }
 }

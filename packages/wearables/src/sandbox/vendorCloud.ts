@@ -40,6 +40,13 @@ export interface StartVendorCloudParameters {
   requirePkce?: boolean;
   /** Extra fields of a token answer for the grant's user (e.g. Strava's `athlete`, Polar's `x_user_id`). */
   tokenExtras?: (grant: Grant) => Record<string, unknown>;
+  /**
+   * The server to add the routes to (the platform's own, with its OpenAPI document); default a bare Fastify.
+   * Its `application/x-www-form-urlencoded` parsing is replaced by the form decoding the token endpoint needs.
+   */
+  app?: FastifyInstance;
+  /** OpenAPI schemas of the token and revocation endpoints (the consent pages are not documented). */
+  schemas?: { token?: Record<string, unknown>; revoke?: Record<string, unknown> };
   /** Adds the vendor's data routes (called before the server listens; `cloud.origin` is not known yet). */
   routes?: (cloud: VendorCloud) => void;
   /** Consent page title (the vendor's name). */
@@ -111,7 +118,9 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   const refresh = new Map<string, Grant>();
   const hits = new Map<string, number>();
   let throttled = { count: 0, retryAfterSec: 0 };
-  const app = Fastify({ logger: false });
+  const app = p.app ?? Fastify({ logger: false });
+  if (app.hasContentTypeParser("application/x-www-form-urlencoded"))
+    app.removeContentTypeParser("application/x-www-form-urlencoded");
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
     done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
@@ -137,7 +146,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   };
 
   // The consent page: GET shows it, POST (the Allow or Deny button) redirects back with a code or an error.
-  app.get(p.paths.authorize, async (req, reply) => {
+  app.get(p.paths.authorize, { schema: { hide: true } }, async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     const problem = authorizeProblem(q);
     if (problem) return reply.code(400).type("text/html").send(`<p>${escapeHtml(problem)}</p>`);
@@ -153,7 +162,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
 <button name="decision" value="allow">Allow</button> <button name="decision" value="deny">Deny</button></form></main></body></html>`,
     );
   });
-  app.post(p.paths.authorize, async (req, reply) => {
+  app.post(p.paths.authorize, { schema: { hide: true } }, async (req, reply) => {
     const q = req.body as Record<string, string | undefined>;
     const problem = authorizeProblem(q);
     if (problem) return reply.code(400).type("text/html").send(`<p>${escapeHtml(problem)}</p>`);
@@ -187,7 +196,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
     return undefined;
   }
 
-  app.post(p.paths.token, async (req, reply) => {
+  app.post(p.paths.token, { schema: p.schemas?.token ?? {} }, async (req, reply) => {
     const form = (req.body ?? {}) as Record<string, string | undefined>;
     const fail = (status: number, error: string, description: string) =>
       p.dialect === "withings"
@@ -229,7 +238,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   });
 
   if (p.paths.revoke) {
-    app.post(p.paths.revoke, async (req, reply) => {
+    app.post(p.paths.revoke, { schema: p.schemas?.revoke ?? {} }, async (req, reply) => {
       const form = (req.body ?? {}) as Record<string, string | undefined>;
       const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? "")?.[1];
       const t = form.token ?? form.access_token ?? bearer;

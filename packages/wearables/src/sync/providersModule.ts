@@ -12,6 +12,7 @@
 import {
   type Config,
   createConfiguredSecretBox,
+  createHttpServer,
   createRateCounter,
   type Database,
   type HttpServer,
@@ -19,6 +20,8 @@ import {
   type QueueDefinition,
   type ScheduleDefinition,
 } from "@platform/kernel";
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
 import { registerConnectionDeleteRoutes } from "../http/connections.ts";
 import { registerOAuthBrowserRoutes, registerOAuthRoutes } from "../http/oauth.ts";
 import { registerProviderSyncRoutes } from "../http/providerSync.ts";
@@ -157,8 +160,33 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
           ? { [config.wearablesVendorClients.sandbox.clientId]: config.wearablesVendorClients.sandbox.clientSecret }
           : {}),
       };
-      const cloud = await createSandboxCloud({ clients });
-      return cloud.app as unknown as HttpServer;
+      const app = await createHttpServer({
+        logger: log.child({ host: "sandbox" }),
+        bodyLimit: config.bodyLimit,
+        trustProxy: config.trustProxy,
+        formatError: (error) => ({ statusCode: error.statusCode, body: { message: error.message } }),
+        openapi: {
+          title: "Sandbox vendor (offline test vendor)",
+          version: "1.0.0",
+          description:
+            "A wearable vendor's cloud that runs inside the platform, so that connecting a user and syncing works " +
+            "offline: an OAuth 2.0 server (consent page at `/oauth/authorize`, PKCE required) and a paged data API " +
+            "of plausible, reproducible data per account. Connect through the wearables API's " +
+            "`/oauth/sandbox/authorize`.",
+          tags: [{ name: "Sandbox vendor", description: "The sandbox's OAuth endpoints and data API." }],
+          securitySchemes: {
+            SandboxBearer: { type: "http", scheme: "bearer", description: "An access token of the sandbox." },
+            SandboxClient: { type: "http", scheme: "basic", description: "The OAuth client's id and secret." },
+          },
+          security: [{ SandboxBearer: [] }],
+          errors: {
+            name: "SandboxError",
+            schema: Type.Object({ message: Type.String() }, { description: "An error of the sandbox's data API." }),
+          },
+        },
+      });
+      await createSandboxCloud({ clients, app: app as unknown as FastifyInstance });
+      return app;
     },
     status: () => ({ sync: syncJob.status(), scheduled: { ...scheduled } }),
     close: () => counter.close(),
