@@ -50,6 +50,8 @@ export function checkAnswer(op: Operation, answer: HttpAnswer, options: CheckOpt
       undocumentedStatus = answer.status;
     }
   }
+  // A HEAD answer has the headers of a GET and never a body (RFC 9110 §9.3.2): nothing to check in it.
+  if (op.method === "HEAD") return { problems, undocumentedStatus };
   const mediaType = answer.contentType.split(";")[0]?.trim().toLowerCase() ?? "";
   const schema = documented?.content[mediaType] ?? (mediaType === "" ? undefined : documented?.content["*/*"]);
   if (documented && /json/.test(mediaType) && schema) {
