@@ -81,9 +81,11 @@ describe("platform start's output", { timeout: 120_000 }, () => {
     const warning = out.filter((l) => l.includes("development default in effect: DEVNET is on"));
     expect(warning).toHaveLength(1);
     expect(warning[0]).toMatch(/^\d\d:\d\d:\d\d\.\d{3} WARN {2}development default in effect: .* option=DEVNET /);
-    expect(out.some((l) => / INFO {2}platform started role=all instance=\S+ services=\["wearables","wearables sandbox"\]/.test(l))).toBe(
-      true,
-    );
+    expect(
+      out.some((l) =>
+        / INFO {2}platform started role=all instance=\S+ services=\["wearables","wearables sandbox"\]/.test(l),
+      ),
+    ).toBe(true);
     expect(out.some((l) => l.includes("GET /health"))).toBe(false);
     // The banner lists the URLs: Fastify's "Server listening at" lines would only repeat them.
     expect(out.some((l) => l.includes("Server listening"))).toBe(false);

@@ -48,18 +48,18 @@ export {
   TOO_MANY_FAILURES_MESSAGE,
 } from "./limits/failedCredentials.ts";
 export {
-  createMemoryRateCounter,
-  createRateCounter,
-  createRedisRateCounter,
-  type RateCounter,
-} from "./limits/rateCounter.ts";
-export {
   abortableSleep,
   type CreateRateBudgetParameters,
   createRateBudget,
   type RateBudget,
   type RateWindow,
 } from "./limits/rateBudget.ts";
+export {
+  createMemoryRateCounter,
+  createRateCounter,
+  createRedisRateCounter,
+  type RateCounter,
+} from "./limits/rateCounter.ts";
 export {
   createConfiguredLogger,
   createLogger,

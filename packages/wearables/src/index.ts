@@ -8,8 +8,8 @@ import {
   createHttpServer,
   createJobWorker,
   createRateCounter,
-  type HttpServer,
   failureLimitOf,
+  type HttpServer,
   loadMigrations,
   type PlatformContext,
   type ServiceDefinition,
@@ -52,7 +52,11 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
   const originOf = (host: "" | "sandbox") => {
     const address = listening.get(host)?.server.address();
     const port =
-      typeof address === "object" && address ? address.port : host === "" ? config.wearablesPort : config.wearablesSandboxPort;
+      typeof address === "object" && address
+        ? address.port
+        : host === ""
+          ? config.wearablesPort
+          : config.wearablesSandboxPort;
     return `http://${config.publicHost ?? config.host}:${port}`;
   };
   const providers = createProvidersModule({ config, db, logger: log, originOf });

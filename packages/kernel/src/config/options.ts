@@ -174,7 +174,8 @@ export const options = {
       "OAuth client of each vendor the platform connects to, `<provider>=<client_id>:<client_secret>`, comma-separated (e.g. `strava=12345:abc…,oura=…`). A vendor without one is listed with is_enabled false; the sandbox has a built-in client.",
     parse: parseNamedValues((raw) => {
       const colon = raw.indexOf(":");
-      if (colon < 1 || colon === raw.length - 1) throw new ConfigError("each entry must read <provider>=<client_id>:<client_secret>");
+      if (colon < 1 || colon === raw.length - 1)
+        throw new ConfigError("each entry must read <provider>=<client_id>:<client_secret>");
       return { clientId: raw.slice(0, colon), clientSecret: raw.slice(colon + 1) };
     }),
     secret: true,
@@ -184,6 +185,14 @@ export const options = {
     default: {},
     description:
       "Secret each pushing vendor's notifications are checked with where it is not the client secret, `<provider>=<secret>` (Strava's verify token, Polar's webhook signature key, Withings' callback token).",
+    parse: parseNamedValues((raw) => parseString(raw)),
+    secret: true,
+  }),
+  wearablesVendorApiKeys: option<Record<string, string>>({
+    env: "WEARABLES_VENDOR_API_KEYS",
+    default: {},
+    description:
+      "Application keys some vendors want on every data request besides the user's token, `<provider>=<key>` (Suunto's API Zone subscription key).",
     parse: parseNamedValues((raw) => parseString(raw)),
     secret: true,
   }),
@@ -201,17 +210,23 @@ export const options = {
       "Runs the `sandbox` provider, an offline test vendor with its own consent page and data API (on WEARABLES_SANDBOX_PORT), so that connect → sync → data works without a vendor account. Turn it off in production.",
     parse: parseBool,
   }),
-  wearablesSandboxPort: port("WEARABLES_SANDBOX_PORT", 8010, "Port of the sandbox vendor's cloud (consent page, token endpoint, data API)."),
+  wearablesSandboxPort: port(
+    "WEARABLES_SANDBOX_PORT",
+    8010,
+    "Port of the sandbox vendor's cloud (consent page, token endpoint, data API).",
+  ),
   wearablesSyncIntervalSec: option({
     env: "WEARABLES_SYNC_INTERVAL_SEC",
     default: 3600,
-    description: "How often every active connection of a pulling vendor is synced (the anchor's SYNC_INTERVAL_SECONDS); 0 = never on a schedule.",
+    description:
+      "How often every active connection of a pulling vendor is synced (the anchor's SYNC_INTERVAL_SECONDS); 0 = never on a schedule.",
     parse: parseInt_(0, 86_400 * 7),
   }),
   wearablesHistoricalDaysOnConnect: option({
     env: "WEARABLES_HISTORICAL_DAYS_ON_CONNECT",
     default: 90,
-    description: "Days of history a new connection syncs at once (the anchor's HISTORICAL_SYNC_ON_CONNECT, 90 days); 0 = none.",
+    description:
+      "Days of history a new connection syncs at once (the anchor's HISTORICAL_SYNC_ON_CONNECT, 90 days); 0 = none.",
     parse: parseInt_(0, 365),
   }),
   chainRpcUrls: option<Record<number, string>>({

@@ -93,7 +93,8 @@ export const parseNamedValues =
       .filter(Boolean)) {
       const eq = entry.indexOf("=");
       const name = entry.slice(0, eq).trim();
-      if (eq < 1 || !/^[a-z][a-z0-9_]*$/.test(name)) throw new ConfigError(`entry "${name || entry}" must read <name>=<value>`);
+      if (eq < 1 || !/^[a-z][a-z0-9_]*$/.test(name))
+        throw new ConfigError(`entry "${name || entry}" must read <name>=<value>`);
       out[name] = value(entry.slice(eq + 1).trim(), name);
     }
     return out;

@@ -1,11 +1,11 @@
 /** `GET /users/{user_id}/connections`: a user's provider connections with the providers' capabilities. */
 import type { HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
+import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
 import type { ConnectionsService } from "../services/connections.ts";
 import type { ProviderConnections } from "../services/providerConnections.ts";
-import { throwAsHttpError } from "./oauth.ts";
 import { unauthorized } from "./dataEnvelope.ts";
-import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { throwAsHttpError } from "./oauth.ts";
 import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 export const connectionsTag = { name: "Connections", description: "A user's links to wearable providers." };

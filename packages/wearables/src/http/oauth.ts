@@ -51,7 +51,10 @@ export function throwAsHttpError(error: unknown): never {
 }
 
 /** The routes behind the API key. */
-export function registerOAuthRoutes(app: HttpServer, p: { directory: VendorDirectory; connections: ProviderConnections }) {
+export function registerOAuthRoutes(
+  app: HttpServer,
+  p: { directory: VendorDirectory; connections: ProviderConnections },
+) {
   app.get(
     "/oauth/providers",
     {
@@ -90,7 +93,14 @@ export function registerOAuthRoutes(app: HttpServer, p: { directory: VendorDirec
         querystring: Type.Object({
           user_id: Type.String({ format: "uuid" }),
           redirect_uri: Type.Optional(
-            Nullable(Type.String({ format: "uri", pattern: "^https?://", maxLength: 2000, description: "Where the user lands at the end." })),
+            Nullable(
+              Type.String({
+                format: "uri",
+                pattern: "^https?://",
+                maxLength: 2000,
+                description: "Where the user lands at the end.",
+              }),
+            ),
           ),
         }),
         response: {
@@ -181,7 +191,10 @@ export function registerOAuthBrowserRoutes(app: HttpServer, p: { connections: Pr
         summary: "OAuth success",
         description: "Where the browser ends when authorize was given no `redirect_uri`.",
         security: [],
-        querystring: Type.Object({ provider: Type.String({ maxLength: 64 }), user_id: Type.String({ format: "uuid" }) }),
+        querystring: Type.Object({
+          provider: Type.String({ maxLength: 64 }),
+          user_id: Type.String({ format: "uuid" }),
+        }),
         response: {
           200: Type.Object(
             { success: Type.Boolean(), message: Type.String(), user_id: Type.String(), provider: Type.String() },

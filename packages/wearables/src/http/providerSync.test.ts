@@ -85,7 +85,9 @@ describe("providers and sync", () => {
     const connections = await api("GET", `/users/${userId}/connections`);
     expect(connections.body).toMatchObject([{ provider: "sandbox", status: "active", provider_user_id: "alice" }]);
     const runs = await api("GET", `/users/${userId}/sync/runs`);
-    expect(runs.body).toMatchObject([{ provider: "sandbox", source: "backfill", stage: "queued", status: "in_progress" }]);
+    expect(runs.body).toMatchObject([
+      { provider: "sandbox", source: "backfill", stage: "queued", status: "in_progress" },
+    ]);
   });
 
   it("runs the backfill on the job layer: workouts, sleep and samples arrive; the run is visible", async () => {
@@ -95,7 +97,10 @@ describe("providers and sync", () => {
     expect(run.items_processed).toBeGreaterThan(100);
     const end = new Date().toISOString();
     const start = new Date(Date.now() - 14 * 86_400_000).toISOString();
-    const workouts = await api("GET", `/users/${userId}/events/workouts?start_date=${start}&end_date=${end}&provider=sandbox`);
+    const workouts = await api(
+      "GET",
+      `/users/${userId}/events/workouts?start_date=${start}&end_date=${end}&provider=sandbox`,
+    );
     expect(workouts.body.data.length).toBeGreaterThan(3);
     const sleep = await api("GET", `/users/${userId}/events/sleep?start_date=${start}&end_date=${end}`);
     expect(sleep.body.data.length).toBeGreaterThan(10);

@@ -21,11 +21,18 @@ const ProviderUserPath = Type.Object({
 
 /** The anchor's provider-specific knobs (Polar's samples/zones/route, Garmin's summary window): taken, documented. */
 const VendorKnobs = {
-  samples: Type.Boolean({ default: false, description: "Polar: include samples (taken; adapters fetch what they map)." }),
+  samples: Type.Boolean({
+    default: false,
+    description: "Polar: include samples (taken; adapters fetch what they map).",
+  }),
   zones: Type.Boolean({ default: false, description: "Polar: include zones (taken)." }),
   route: Type.Boolean({ default: false, description: "Polar: include the route (taken)." }),
-  summary_start_time: Type.Optional(Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window start (taken)." }))),
-  summary_end_time: Type.Optional(Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window end (taken)." }))),
+  summary_start_time: Type.Optional(
+    Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window start (taken)." })),
+  ),
+  summary_end_time: Type.Optional(
+    Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window end (taken)." })),
+  ),
 };
 
 const SYNC_EXAMPLE = {
@@ -54,7 +61,12 @@ export function registerProviderSyncRoutes(
         querystring: Type.Object({
           data_type: StringEnum(["workouts", "247", "all"], { default: "all" }),
           since: Type.Integer({ default: 0, minimum: 0, description: "Unix seconds; 0 = since the last sync." }),
-          limit: Type.Integer({ default: 50, minimum: 1, maximum: 100, description: "Taken (the adapters page as their vendors allow)." }),
+          limit: Type.Integer({
+            default: 50,
+            minimum: 1,
+            maximum: 100,
+            description: "Taken (the adapters page as their vendors allow).",
+          }),
           offset: Type.Integer({ default: 0, minimum: 0, description: "Taken." }),
           filter_by_modification_time: Type.Boolean({ default: true, description: "Taken." }),
           ...VendorKnobs,
@@ -80,7 +92,10 @@ export function registerProviderSyncRoutes(
     async (request) => {
       const q = request.query;
       const run = await p.sync
-        .sync(currentProviderName(request.params.provider), request.params.user_id, { dataType: q.data_type as "all", since: q.since })
+        .sync(currentProviderName(request.params.provider), request.params.user_id, {
+          dataType: q.data_type as "all",
+          since: q.since,
+        })
         .catch(throwAsHttpError);
       if (q.async) return { success: true, async: true, task_id: run.id, message: run.message ?? "" };
       const ended = await p.sync.waitForRun(run.id, 60_000);
@@ -197,7 +212,8 @@ export function registerProviderSyncRoutes(
       const session = await p.sessions.open(connection).catch((error: Error) => {
         throw new HttpError(400, error.message);
       });
-      if (!session.adapter.listRawWorkouts) throw new HttpError(400, `Provider '${provider}' does not support workouts`);
+      if (!session.adapter.listRawWorkouts)
+        throw new HttpError(400, `Provider '${provider}' does not support workouts`);
       const q = request.query;
       return session.adapter
         .listRawWorkouts(session.client, session.urls, { since: q.since, limit: q.limit, offset: q.offset })

@@ -14,7 +14,10 @@ import { ErrorBody } from "./schemas.ts";
 
 const ProviderPath = Type.Object({ provider: Type.String({ maxLength: 64 }) });
 
-export async function registerProviderWebhookRoutes(app: HttpServer, p: { directory: VendorDirectory; push: ProviderPush }) {
+export async function registerProviderWebhookRoutes(
+  app: HttpServer,
+  p: { directory: VendorDirectory; push: ProviderPush },
+) {
   // Signatures are over the exact bytes: this scope reads every body as a Buffer, whatever its type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
@@ -65,10 +68,18 @@ export async function registerProviderWebhookRoutes(app: HttpServer, p: { direct
       try {
         notices = push.parse(req, Date.now());
       } catch (error) {
-        throw new HttpError(400, `Malformed notification: ${error instanceof Error ? error.message.slice(0, 200) : ""}`);
+        throw new HttpError(
+          400,
+          `Malformed notification: ${error instanceof Error ? error.message.slice(0, 200) : ""}`,
+        );
       }
       const outcome = await p.push.handle(request.params.provider, notices);
-      return { status: "accepted", notices: outcome.notices, runs_queued: outcome.runsQueued, written: outcome.written };
+      return {
+        status: "accepted",
+        notices: outcome.notices,
+        runs_queued: outcome.runsQueued,
+        written: outcome.written,
+      };
     },
   );
 
@@ -79,7 +90,8 @@ export async function registerProviderWebhookRoutes(app: HttpServer, p: { direct
         operationId: "verifyProviderWebhook",
         tags: [providersTag.name],
         summary: "Answer a vendor's subscription check",
-        description: "Strava's `hub.challenge`, Oura's and Fitbit's verification: the vendor checks the callback is ours.",
+        description:
+          "Strava's `hub.challenge`, Oura's and Fitbit's verification: the vendor checks the callback is ours.",
         security: [],
         params: ProviderPath,
         response: {

@@ -13,7 +13,16 @@ import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 const SOURCES = ["pull", "webhook", "sdk", "backfill", "xml_import", "linked_account"] as const;
 const STAGES = ["queued", "started", "fetching", "processing", "saving", "completed", "failed", "cancelled"] as const;
-const STATUSES = ["in_progress", "success", "partial", "failed", "cancelled", "skipped", "unfinished", "stale"] as const;
+const STATUSES = [
+  "in_progress",
+  "success",
+  "partial",
+  "failed",
+  "cancelled",
+  "skipped",
+  "unfinished",
+  "stale",
+] as const;
 /** How often a stream looks for new events; a heartbeat comment keeps proxies from closing it. */
 const STREAM_POLL_MS = 1_000;
 const HEARTBEAT_MS = 15_000;
@@ -189,7 +198,11 @@ export function registerSyncStatusRoutes(app: HttpServer, runs: SyncRunsReposito
           status: Type.Optional(Nullable(StringEnum(STATUSES))),
           source: Type.Optional(Nullable(StringEnum(SOURCES))),
         }),
-        response: { 200: Type.Array(SyncRunSummary, { examples: [[RUN_EXAMPLE]] }), 400: ErrorBody("query.limit: must be <= 10000"), ...unauthorized },
+        response: {
+          200: Type.Array(SyncRunSummary, { examples: [[RUN_EXAMPLE]] }),
+          400: ErrorBody("query.limit: must be <= 10000"),
+          ...unauthorized,
+        },
       },
     },
     async (request) => {

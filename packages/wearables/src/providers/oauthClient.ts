@@ -44,8 +44,7 @@ export function buildAuthorizeUrl(p: {
 /** RFC 6749 §5.1 fields, for adapters without their own `parseTokens`. */
 export function parseStandardTokens(body: Record<string, unknown>, now: number): VendorTokens {
   const accessToken = body.access_token;
-  if (typeof accessToken !== "string" || accessToken === "")
-    throw new Error("the token answer has no access_token");
+  if (typeof accessToken !== "string" || accessToken === "") throw new Error("the token answer has no access_token");
   const expiresIn = Number(body.expires_in);
   return {
     accessToken,

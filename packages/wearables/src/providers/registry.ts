@@ -39,7 +39,10 @@ export const VENDOR_ADAPTERS: readonly VendorAdapter[] = [
  * The sandbox's own client: it is an offline test vendor whose cloud runs inside the platform, so its
  * credentials are not a secret of anyone's (WEARABLES_VENDOR_CLIENTS may still name others).
  */
-export const SANDBOX_CLIENT: VendorCredentials = { clientId: "platform-sandbox", clientSecret: "sandbox-client-secret" };
+export const SANDBOX_CLIENT: VendorCredentials = {
+  clientId: "platform-sandbox",
+  clientSecret: "sandbox-client-secret",
+};
 
 /** Providers without a cloud API: data comes from an SDK or a file (the anchor's names). */
 const NO_CLOUD: Readonly<Record<string, string>> = {
@@ -66,6 +69,8 @@ export interface VendorDirectory {
   credentials(provider: string): VendorCredentials | undefined;
   urls(adapter: VendorAdapter): VendorUrls;
   pushSecrets(provider: string): PushSecrets | undefined;
+  /** Headers of every data request of the vendor besides the bearer token (its configured application key). */
+  apiHeaders(adapter: VendorAdapter): Record<string, string>;
   /** The anchor's provider records, in its order, then the sandbox. */
   providers(): ProviderRecord[];
 }
@@ -73,7 +78,11 @@ export interface VendorDirectory {
 export interface CreateVendorDirectoryParameters {
   config: Pick<
     Config,
-    "wearablesVendorClients" | "wearablesVendorPushSecrets" | "wearablesVendorOrigins" | "wearablesSandbox"
+    | "wearablesVendorClients"
+    | "wearablesVendorPushSecrets"
+    | "wearablesVendorOrigins"
+    | "wearablesVendorApiKeys"
+    | "wearablesSandbox"
   >;
   /** Where the sandbox's cloud listens (it has no public origin of its own). */
   sandboxOrigin: () => string;
@@ -88,7 +97,8 @@ export function createVendorDirectory({
   const byId = new Map(adapters.map((a) => [a.id, a]));
   if (!config.wearablesSandbox) byId.delete("sandbox");
   const credentials = (provider: string) =>
-    config.wearablesVendorClients[provider] ?? (provider === "sandbox" && byId.has("sandbox") ? SANDBOX_CLIENT : undefined);
+    config.wearablesVendorClients[provider] ??
+    (provider === "sandbox" && byId.has("sandbox") ? SANDBOX_CLIENT : undefined);
   return {
     adapter: (provider) => byId.get(provider),
     credentials: (provider) => (byId.has(provider) ? credentials(provider) : undefined),
@@ -97,6 +107,10 @@ export function createVendorDirectory({
         ...(adapter.id === "sandbox" ? { sandbox: sandboxOrigin() } : {}),
         ...config.wearablesVendorOrigins,
       }),
+    apiHeaders(adapter) {
+      const key = config.wearablesVendorApiKeys[adapter.id];
+      return adapter.apiKeyHeader && key ? { [adapter.apiKeyHeader]: key } : {};
+    },
     pushSecrets(provider) {
       const c = credentials(provider);
       if (!c) return undefined;

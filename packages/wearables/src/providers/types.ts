@@ -120,11 +120,14 @@ export interface VendorUrls {
 
 /**
  * A vendor's requests per window, shared by every instance (kernel rate counter): the sync waits instead of
- * bursting past it. E.g. Strava: 100 per 15 minutes and 1,000 per day, per application.
+ * bursting past it. E.g. Strava: 100 per 15 minutes and 1,000 per day, per application; Fitbit: 150 per hour
+ * per user.
  */
 export interface RateBudget {
   requests: number;
   windowSec: number;
+  /** Whose requests the vendor counts: the application's (default) or each user's (each connection's). */
+  per?: "application" | "user";
 }
 
 export interface VendorAdapter {
@@ -151,11 +154,24 @@ export interface VendorAdapter {
    */
   parseTokens?(body: Record<string, unknown>, now: number): VendorTokens;
   /** Reads the vendor's user id (and name) when the token answer lacks it (e.g. a profile endpoint). */
-  fetchIdentity?(client: VendorClient, urls: VendorUrls): Promise<{ providerUserId: string; providerUsername?: string }>;
+  fetchIdentity?(
+    client: VendorClient,
+    urls: VendorUrls,
+  ): Promise<{ providerUserId: string; providerUsername?: string }>;
   /** One page of `kind` within `window`. */
   fetchPage(p: FetchPageParameters): Promise<VendorPage>;
   /** Inbound push notifications, for vendors that push. */
   push?: VendorPush;
+  /**
+   * The header of an application key the vendor wants on every data request besides the bearer token
+   * (Suunto's Azure APIM `Ocp-Apim-Subscription-Key`); its value comes from `WEARABLES_VENDOR_API_KEYS`.
+   */
+  apiKeyHeader?: string;
+  /**
+   * True when a 2xx answer's body says the token was refused (Withings answers HTTP 200 with `{status: 401}`):
+   * the client refreshes and retries as on an HTTP 401.
+   */
+  isAuthFailure?(body: unknown): boolean;
   /**
    * The vendor's raw workout list, passed through as `GET /providers/{p}/users/{u}/workouts` (the anchor's
    * vendor JSON passthrough).
@@ -205,7 +221,10 @@ export interface VendorPush {
    * The answer to a subscription check (`GET` on the same path: Strava's `hub.challenge`, Oura's verification),
    * or undefined when the request is not one.
    */
-  challenge?(query: Record<string, string | undefined>, secrets: PushSecrets): { status: number; body: unknown } | undefined;
+  challenge?(
+    query: Record<string, string | undefined>,
+    secrets: PushSecrets,
+  ): { status: number; body: unknown } | undefined;
 }
 
 /** A vendor answered with a non-2xx status (after retries). */

@@ -25,6 +25,10 @@ export interface CreateVendorClientParameters {
   /** Upper bound of one 429 wait; default 15 minutes. */
   maxRetryAfterMs?: number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Headers of every request besides the bearer token (an application key: `VendorAdapter.apiKeyHeader`). */
+  headers?: Record<string, string>;
+  /** A 2xx body that means "token refused" (`VendorAdapter.isAuthFailure`). */
+  isAuthFailure?: (body: unknown) => boolean;
 }
 
 /** Milliseconds a `Retry-After` header asks for (delta seconds or an HTTP date), undefined when absent or bad. */
@@ -48,6 +52,7 @@ export function createVendorClient(p: CreateVendorClientParameters): VendorClien
       const res = await doFetch(url, {
         method: init.method,
         headers: {
+          ...p.headers,
           authorization: `Bearer ${p.accessToken()}`,
           accept: "application/json",
           ...(init.contentType ? { "content-type": init.contentType } : {}),
@@ -65,22 +70,25 @@ export function createVendorClient(p: CreateVendorClientParameters): VendorClien
         await sleep(wait, p.signal);
         continue;
       }
-      if (res.status === 401) {
-        await res.body?.cancel();
+      let text = "";
+      let body: unknown = null;
+      if (res.status !== 401) {
+        text = await res.text();
+        if (!res.ok) throw new VendorHttpError(res.status, text, url);
+        try {
+          body = text === "" ? null : (JSON.parse(text) as unknown);
+        } catch {
+          throw new VendorHttpError(502, `not JSON: ${text.slice(0, 200)}`, url);
+        }
+      } else await res.body?.cancel();
+      if (res.status === 401 || p.isAuthFailure?.(body)) {
         if (refreshed) throw new VendorAuthError(`the vendor refused a fresh access token at ${url}`);
         refreshed = true;
         await p.refresh();
         attempt -= 1; // a refresh is not a retry of the budgeted kind
         continue;
       }
-      const text = await res.text();
-      if (!res.ok) throw new VendorHttpError(res.status, text, url);
-      if (text === "") return null;
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw new VendorHttpError(502, `not JSON: ${text.slice(0, 200)}`, url);
-      }
+      return body;
     }
   }
 

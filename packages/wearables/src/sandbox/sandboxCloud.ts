@@ -93,7 +93,10 @@ function recordsOf(kind: string, account: string, start: number, end: number): R
           for (let t = w.start; t < w.end; t += MINUTE) {
             const warm = Math.min(1, (t - w.start) / (8 * MINUTE));
             const bpm = Math.round(person.restingHeartRate + (w.targetHr - person.restingHeartRate) * warm);
-            out.push({ time: iso(t), bpm: w.intervals && Math.floor((t - w.start) / (4 * MINUTE)) % 2 ? bpm + 12 : bpm });
+            out.push({
+              time: iso(t),
+              bpm: w.intervals && Math.floor((t - w.start) / (4 * MINUTE)) % 2 ? bpm + 12 : bpm,
+            });
           }
         }
       }
@@ -143,7 +146,10 @@ const OAuthError = (example: string) =>
     { examples: [{ error: example, error_description: "unknown or used code" }] },
   );
 const DataError = (message: string) =>
-  Type.Object({ message: Type.String(), errors: Type.Optional(Type.Array(Type.Unknown())) }, { examples: [{ message }] });
+  Type.Object(
+    { message: Type.String(), errors: Type.Optional(Type.Array(Type.Unknown())) },
+    { examples: [{ message }] },
+  );
 const TOKEN_SCHEMA = {
   operationId: "sandboxToken",
   tags: TAG,
@@ -163,7 +169,13 @@ const TOKEN_SCHEMA = {
       },
       {
         examples: [
-          { access_token: "q3…", refresh_token: "Zr…", token_type: "Bearer", expires_in: 3600, scope: "workouts sleep" },
+          {
+            access_token: "q3…",
+            refresh_token: "Zr…",
+            token_type: "Bearer",
+            expires_in: 3600,
+            scope: "workouts sleep",
+          },
         ],
       },
     ),
@@ -182,7 +194,9 @@ const REVOKE_SCHEMA = {
 const Window = Type.Object({
   start: Type.String({ format: "date-time", description: "ISO 8601, inclusive." }),
   end: Type.String({ format: "date-time", description: "ISO 8601, exclusive." }),
-  page_token: Type.Optional(Type.String({ pattern: "^[0-9]{1,9}$", description: "`next_page_token` of the previous page." })),
+  page_token: Type.Optional(
+    Type.String({ pattern: "^[0-9]{1,9}$", description: "`next_page_token` of the previous page." }),
+  ),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
 });
 const PAGE_RECORDS: Record<string, { summary: string; record: TSchema; example: Record<string, unknown> }> = {
@@ -268,7 +282,10 @@ function sandboxRoutes(cloud: VendorCloud) {
         summary: "The account",
         description: "The vendor account the bearer token was granted by.",
         response: {
-          200: Type.Object({ id: Type.String(), username: Type.String() }, { examples: [{ id: "1001", username: "sandbox-1001" }] }),
+          200: Type.Object(
+            { id: Type.String(), username: Type.String() },
+            { examples: [{ id: "1001", username: "sandbox-1001" }] },
+          ),
           ...unauthorized,
         },
       },

@@ -149,7 +149,11 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   app.get(p.paths.authorize, { schema: { hide: true } }, async (req, reply) => {
     const q = req.query as Record<string, string | undefined>;
     const problem = authorizeProblem(q);
-    if (problem) return reply.code(400).type("text/html").send(`<p>${escapeHtml(problem)}</p>`);
+    if (problem)
+      return reply
+        .code(400)
+        .type("text/html")
+        .send(`<p>${escapeHtml(problem)}</p>`);
     const fields = Object.entries(q)
       .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v ?? "")}">`)
       .join("");
@@ -165,7 +169,11 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   app.post(p.paths.authorize, { schema: { hide: true } }, async (req, reply) => {
     const q = req.body as Record<string, string | undefined>;
     const problem = authorizeProblem(q);
-    if (problem) return reply.code(400).type("text/html").send(`<p>${escapeHtml(problem)}</p>`);
+    if (problem)
+      return reply
+        .code(400)
+        .type("text/html")
+        .send(`<p>${escapeHtml(problem)}</p>`);
     const back = new URL(q.redirect_uri as string);
     if (q.state) back.searchParams.set("state", q.state);
     if (q.decision !== "allow") {
@@ -210,7 +218,9 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
     let secret = form.client_secret;
     const basic = /^Basic (.+)$/i.exec(req.headers.authorization ?? "");
     if (basic) {
-      const [id, s] = Buffer.from(basic[1] as string, "base64").toString().split(":");
+      const [id, s] = Buffer.from(basic[1] as string, "base64")
+        .toString()
+        .split(":");
       clientId = decodeURIComponent(id ?? "");
       secret = decodeURIComponent(s ?? "");
     }

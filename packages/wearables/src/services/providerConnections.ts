@@ -6,13 +6,7 @@
  */
 import type { Database, RateBudget, SecretBox } from "@platform/kernel";
 import { PROVIDER_NAMES } from "../domain/providers.ts";
-import {
-  buildAuthorizeUrl,
-  exchangeCode,
-  newCodeVerifier,
-  newState,
-  revokeToken,
-} from "../providers/oauthClient.ts";
+import { buildAuthorizeUrl, exchangeCode, newCodeVerifier, newState, revokeToken } from "../providers/oauthClient.ts";
 import type { VendorDirectory } from "../providers/registry.ts";
 import { type VendorAdapter, VendorAuthError, VendorHttpError } from "../providers/types.ts";
 import { createVendorClient } from "../providers/vendorClient.ts";
@@ -126,6 +120,8 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
       if (!identity.providerUserId && adapter.fetchIdentity) {
         const client = createVendorClient({
           budget: p.budgetOf(adapter),
+          headers: p.directory.apiHeaders(adapter),
+          isAuthFailure: adapter.isAuthFailure?.bind(adapter),
           accessToken: () => tokens.accessToken,
           // Just issued: a 401 now is the vendor refusing it, not an expiry.
           refresh: async () => {
@@ -180,9 +176,14 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
       if (adapter && credentials && connection.access_token_sealed) {
         const token = p.secrets.open(connection.access_token_sealed, tokenAssociatedData(connection, "access"));
         // Best effort: the user's wish to disconnect does not depend on the vendor answering.
-        await revokeToken({ adapter, urls: p.directory.urls(adapter), credentials, token, fetch: p.fetch, timeoutMs: 10_000 }).catch(
-          () => false,
-        );
+        await revokeToken({
+          adapter,
+          urls: p.directory.urls(adapter),
+          credentials,
+          token,
+          fetch: p.fetch,
+          timeoutMs: 10_000,
+        }).catch(() => false);
       }
       await p.db.transaction(async (tx) => {
         if (o.deleteData) await p.connections.deleteProviderData(tx, userId, provider);

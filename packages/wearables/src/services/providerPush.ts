@@ -50,7 +50,9 @@ export function createProviderPush(p: {
               );
             const r = notice.records;
             if (r && r.workouts.length + r.sleeps.length + r.samples.length > 0) {
-              const times = [...r.workouts, ...r.sleeps].flatMap((e) => [e.start, e.end]).concat(r.samples.map((s) => s.recordedAt));
+              const times = [...r.workouts, ...r.sleeps]
+                .flatMap((e) => [e.start, e.end])
+                .concat(r.samples.map((s) => s.recordedAt));
               const start = Math.min(...times);
               const end = Math.max(...times) + 1;
               const run = await p.runs.create(tx, {
@@ -64,9 +66,18 @@ export function createProviderPush(p: {
                 windowEnd: new Date(end),
                 message: "pushed by the vendor",
               });
-              const written = await writeMappedRecords(tx, { userId: c.user_id, provider, connectionId: c.id, records: r });
+              const written = await writeMappedRecords(tx, {
+                userId: c.user_id,
+                provider,
+                connectionId: c.id,
+                records: r,
+              });
               outcome.written += written;
-              await p.runs.finish(tx, { ...run, items_processed: written }, { status: "success", message: `wrote ${written} pushed records` });
+              await p.runs.finish(
+                tx,
+                { ...run, items_processed: written },
+                { status: "success", message: `wrote ${written} pushed records` },
+              );
               await p.connections.markSynced(tx, c.id, null);
             }
             if (notice.pull && notice.pull.kinds.length > 0) {

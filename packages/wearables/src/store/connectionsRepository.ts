@@ -129,7 +129,10 @@ export function createConnectionsStore(db: Queryable) {
       );
     },
     /** New tokens after a refresh; a vendor that did not rotate the refresh token keeps the old one. */
-    async updateTokens(id: string, t: { accessTokenSealed: string; refreshTokenSealed: string | null; expiresAt: Date | null }) {
+    async updateTokens(
+      id: string,
+      t: { accessTokenSealed: string; refreshTokenSealed: string | null; expiresAt: Date | null },
+    ) {
       await db.query(
         `UPDATE wearables.user_connections SET access_token_sealed = $2,
            refresh_token_sealed = coalesce($3, refresh_token_sealed), token_expires_at = $4, updated_at = now()

@@ -17,7 +17,14 @@ const hashOf = (state: string) => createHash("sha256").update(state).digest();
 
 export function createOAuthStatesRepository(db: Queryable) {
   return {
-    async put(s: { state: string; userId: string; provider: string; redirectUri: string | null; codeVerifierSealed: string | null; ttlSec: number }) {
+    async put(s: {
+      state: string;
+      userId: string;
+      provider: string;
+      redirectUri: string | null;
+      codeVerifierSealed: string | null;
+      ttlSec: number;
+    }) {
       // Expired states of anyone go with each new one: the table holds only live authorizations.
       await db.query("DELETE FROM wearables.oauth_states WHERE expires_at < now()");
       await db.query(

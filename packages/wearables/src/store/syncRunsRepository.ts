@@ -7,7 +7,15 @@ import type { SyncKind } from "../providers/types.ts";
 
 export type SyncSource = "pull" | "webhook" | "sdk" | "backfill" | "xml_import" | "linked_account";
 export type SyncScope = "historical" | "live";
-export type SyncStage = "queued" | "started" | "fetching" | "processing" | "saving" | "completed" | "failed" | "cancelled";
+export type SyncStage =
+  | "queued"
+  | "started"
+  | "fetching"
+  | "processing"
+  | "saving"
+  | "completed"
+  | "failed"
+  | "cancelled";
 export type SyncStatus =
   | "in_progress"
   | "success"
@@ -82,7 +90,14 @@ export function createSyncRunsRepository(db: Queryable) {
   const event = (
     q: Queryable,
     run: { id: string; user_id: string },
-    e: { stage: SyncStage; status: SyncStatus; message?: string | null; progress?: number | null; items?: number | null; error?: string | null },
+    e: {
+      stage: SyncStage;
+      status: SyncStatus;
+      message?: string | null;
+      progress?: number | null;
+      items?: number | null;
+      error?: string | null;
+    },
   ) =>
     q.query(
       `INSERT INTO wearables.sync_events (run_id, user_id, stage, status, message, progress, items_processed, error)
@@ -124,7 +139,14 @@ export function createSyncRunsRepository(db: Queryable) {
     async checkpoint(
       q: Queryable,
       run: SyncRunRow,
-      c: { kindIndex: number; cursor: string | null; fetched: number; written: number; progress: number; message: string },
+      c: {
+        kindIndex: number;
+        cursor: string | null;
+        fetched: number;
+        written: number;
+        progress: number;
+        message: string;
+      },
     ) {
       await q.query(
         `UPDATE wearables.sync_runs SET stage = 'processing', kind_index = $2, cursor = $3,

@@ -45,7 +45,11 @@ export function createSyncJob(p: CreateSyncJobParameters) {
     const connection = run.connection_id ? await p.connections.get(run.connection_id) : undefined;
     if (!connection || connection.status !== "active") {
       await p.db.transaction(async (tx) => {
-        await p.runs.finish(tx, run, { status: "failed", message: "the connection is not active", error: "connection_inactive" });
+        await p.runs.finish(tx, run, {
+          status: "failed",
+          message: "the connection is not active",
+          error: "connection_inactive",
+        });
         await job.complete(tx);
       });
       return;
@@ -109,18 +113,29 @@ export function createSyncJob(p: CreateSyncJobParameters) {
         await p.db.transaction(async (tx) => {
           await job.assertHeld(tx);
           await p.connections.revoke(tx, connection.id, "revoked");
-          await p.runs.finish(tx, run, { status: "failed", message: "the vendor refused the connection's tokens", error: error.message });
+          await p.runs.finish(tx, run, {
+            status: "failed",
+            message: "the vendor refused the connection's tokens",
+            error: error.message,
+          });
           await job.complete(tx);
         });
         counters.failed += 1;
-        log.warn({ runId: run.id, provider: run.provider, err: error }, "connection revoked: the vendor refused its tokens");
+        log.warn(
+          { runId: run.id, provider: run.provider, err: error },
+          "connection revoked: the vendor refused its tokens",
+        );
         return;
       }
       if (job.signal.aborted) throw error; // stopping or lock lost: the job runs again from its checkpoint
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempt >= job.maxAttempts) {
         await p.db.transaction(async (tx) => {
-          await p.runs.finish(tx, run, { status: "failed", message: `failed after ${job.attempt} attempts`, error: message });
+          await p.runs.finish(tx, run, {
+            status: "failed",
+            message: `failed after ${job.attempt} attempts`,
+            error: message,
+          });
         });
         counters.failed += 1;
       }

@@ -7,7 +7,13 @@
 import { createRateBudget, type RateBudget, type RateCounter, type SecretBox } from "@platform/kernel";
 import { refreshTokens, type VendorCredentials } from "../providers/oauthClient.ts";
 import type { VendorDirectory } from "../providers/registry.ts";
-import { VendorAuthError, type VendorAdapter, type VendorClient, VendorHttpError, type VendorUrls } from "../providers/types.ts";
+import {
+  type VendorAdapter,
+  VendorAuthError,
+  type VendorClient,
+  VendorHttpError,
+  type VendorUrls,
+} from "../providers/types.ts";
 import { createVendorClient } from "../providers/vendorClient.ts";
 import type { ConnectionForSync, ConnectionsStore } from "../store/connectionsRepository.ts";
 
@@ -26,8 +32,11 @@ export interface VendorSession {
 
 export interface VendorSessions {
   open(connection: ConnectionForSync, signal?: AbortSignal): Promise<VendorSession>;
-  /** One budget per vendor per process, counted in the shared rate counter. */
-  budgetOf(adapter: VendorAdapter): RateBudget;
+  /**
+   * The vendor's budget (its application windows, one per process, counted in the shared rate counter), with
+   * the per-user windows of `connectionId` when given.
+   */
+  budgetOf(adapter: VendorAdapter, connectionId?: string): RateBudget;
 }
 
 export function createVendorSessions(p: {
@@ -39,13 +48,38 @@ export function createVendorSessions(p: {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }): VendorSessions {
   const budgets = new Map<string, RateBudget>();
-  const budgetOf = (adapter: VendorAdapter) => {
+  const applicationBudget = (adapter: VendorAdapter) => {
     let b = budgets.get(adapter.id);
     if (!b) {
-      b = createRateBudget({ counter: p.counter, name: `wearables.vendor:${adapter.id}`, windows: adapter.rateBudgets });
+      b = createRateBudget({
+        counter: p.counter,
+        name: `wearables.vendor:${adapter.id}`,
+        windows: adapter.rateBudgets.filter((w) => (w.per ?? "application") === "application"),
+      });
       budgets.set(adapter.id, b);
     }
     return b;
+  };
+  const budgetOf = (adapter: VendorAdapter, connectionId?: string): RateBudget => {
+    const app = applicationBudget(adapter);
+    const userWindows = adapter.rateBudgets.filter((w) => w.per === "user");
+    if (!connectionId || userWindows.length === 0) return app;
+    // Counted per connection in the shared counter, so every instance sees the user's requests.
+    const user = createRateBudget({
+      counter: p.counter,
+      name: `wearables.vendor:${adapter.id}:${connectionId}`,
+      windows: userWindows,
+    });
+    return {
+      async take(signal) {
+        await user.take(signal);
+        await app.take(signal);
+      },
+      pauseUntil(untilMs) {
+        app.pauseUntil(untilMs);
+        user.pauseUntil(untilMs);
+      },
+    };
   };
   return {
     budgetOf,
@@ -89,7 +123,9 @@ export function createVendorSessions(p: {
 
       if (expiresAt !== undefined && expiresAt - REFRESH_MARGIN_MS <= Date.now() && refreshToken) await refresh();
       const client = createVendorClient({
-        budget: budgetOf(adapter),
+        budget: budgetOf(adapter, connection.id),
+        headers: p.directory.apiHeaders(adapter),
+        isAuthFailure: adapter.isAuthFailure?.bind(adapter),
         accessToken: () => accessToken,
         refresh,
         signal,

@@ -63,6 +63,8 @@ export async function connectToStandIn(p: {
   origin: string;
   credentials: VendorCredentials;
   login?: string;
+  /** The vendor's application key (`VendorAdapter.apiKeyHeader`), when it wants one. */
+  apiKey?: string;
 }): Promise<VendorHarness> {
   const urls = resolveVendorUrls(p.adapter, { [p.adapter.id]: p.origin });
   const redirectUri = "http://127.0.0.1:1/api/v1/oauth/callback";
@@ -108,9 +110,13 @@ export async function connectToStandIn(p: {
       sleep: async () => {},
     }),
     accessToken: () => harness.tokens.accessToken,
+    headers: p.apiKey && p.adapter.apiKeyHeader ? { [p.adapter.apiKeyHeader]: p.apiKey } : {},
+    isAuthFailure: p.adapter.isAuthFailure?.bind(p.adapter),
     async refresh() {
       const next = await refreshTokens({ ...base, refreshToken: harness.tokens.refreshToken ?? "" }).catch((e) => {
-        throw e instanceof VendorHttpError && (e.status === 400 || e.status === 401) ? new VendorAuthError(e.message) : e;
+        throw e instanceof VendorHttpError && (e.status === 400 || e.status === 401)
+          ? new VendorAuthError(e.message)
+          : e;
       });
       // A field the refresh answer leaves out (Strava's athlete, a refresh token not rotated) keeps its value.
       const given = Object.fromEntries(Object.entries(next).filter(([, v]) => v !== undefined));

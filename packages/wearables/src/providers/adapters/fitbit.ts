@@ -242,7 +242,8 @@ export const fitbit: VendorAdapter = {
   },
   apiBase: "https://api.fitbit.com",
   kinds: ["workouts", "sleep", "daily"],
-  rateBudgets: [{ requests: 150, windowSec: 3600 }],
+  // Fitbit counts 150 requests an hour per user (dev.fitbit.com "Rate Limits").
+  rateBudgets: [{ requests: 150, windowSec: 3600, per: "user" }],
   liveSyncMode: "pull",
   maxHistoricalDays: null,
   dataGranularity: "daily",

@@ -132,7 +132,12 @@ export const sandbox: VendorAdapter = {
         });
       } else if (kind === "samples") {
         const h = item as { time: string; bpm: number };
-        records.samples.push({ seriesType: HEART_RATE, recordedAt: Date.parse(h.time), value: h.bpm, deviceModel: "Sandbox Band 2" });
+        records.samples.push({
+          seriesType: HEART_RATE,
+          recordedAt: Date.parse(h.time),
+          value: h.bpm,
+          deviceModel: "Sandbox Band 2",
+        });
       } else {
         const d = item as { date: string; steps: number; resting_hr_bpm: number; hrv_sdnn_ms: number };
         const at = Date.parse(`${d.date}T00:00:00Z`);

@@ -25,15 +25,11 @@ const pushSecret = "suunto-notification-secret";
 const subscriptionKey = "apim-subscription-key";
 const id = (code: string) => seriesTypeByCode(code)?.id;
 let cloud: SuuntoStandIn;
-const previousKey = process.env.SUUNTO_SUBSCRIPTION_KEY;
 
 beforeAll(async () => {
-  process.env.SUUNTO_SUBSCRIPTION_KEY = subscriptionKey;
   cloud = await startSuuntoStandIn({ clients: { [credentials.clientId]: credentials.clientSecret }, subscriptionKey });
 });
 afterAll(async () => {
-  if (previousKey === undefined) delete process.env.SUUNTO_SUBSCRIPTION_KEY;
-  else process.env.SUUNTO_SUBSCRIPTION_KEY = previousKey;
   await cloud.close();
 });
 
@@ -63,7 +59,13 @@ describe("suunto adapter", () => {
   const today = Math.floor(Date.now() / DAY) * DAY;
 
   it("connects with Basic client authentication and names the user by the token answer's username", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
     expect(suunto.oauth).toMatchObject({ pkce: false, clientAuth: "basic", scope: "" });
     expect(h.tokens.providerUserId).toBe("kimmo");
     expect(h.tokens.providerUsername).toBe("kimmo");
@@ -71,7 +73,13 @@ describe("suunto adapter", () => {
   });
 
   it("pages workouts 100 at a time and maps one value by value", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
     const window = { start: today - 100 * DAY, end: today - 10 * DAY };
     const pages = await h.fetchAll("workouts", window);
     expect(pages.length).toBeGreaterThanOrEqual(2);
@@ -115,7 +123,13 @@ describe("suunto adapter", () => {
   });
 
   it("maps nights and naps (seconds → minutes), resting heart rate from the night, two-week pages", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
     const window = { start: today - 30 * DAY, end: today };
     const pages = await h.fetchAll("sleep", window);
     expect(pages.length).toBe(3);
@@ -150,7 +164,13 @@ describe("suunto adapter", () => {
   });
 
   it("maps 24/7 activity samples (joules → kcal, SpO2 → percent, RMSSD) and daily totals", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
     const pages = await h.fetchAll("samples", { start: today - 10 * DAY, end: today });
     expect(pages.length).toBe(2);
     expect(pages.reduce((n, p) => n + p.fetched, 0)).toBe(10 * 48);
@@ -180,24 +200,39 @@ describe("suunto adapter", () => {
   });
 
   it("answers 400 on a range over 28 days, and needs the subscription key", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
     await expect(
       h.client.getJson(`${h.urls.apiBase}/247samples/sleep`, {
         from: today - 40 * DAY,
         to: today,
-        "subscription-key": subscriptionKey,
       }),
     ).rejects.toMatchObject({ status: 400 });
-    process.env.SUUNTO_SUBSCRIPTION_KEY = "";
-    try {
-      await expect(h.fetchAll("sleep", { start: today - 3 * DAY, end: today })).rejects.toBeInstanceOf(VendorAuthError);
-    } finally {
-      process.env.SUUNTO_SUBSCRIPTION_KEY = subscriptionKey;
-    }
+    const keyless = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: "",
+    });
+    await expect(keyless.fetchAll("sleep", { start: today - 3 * DAY, end: today })).rejects.toBeInstanceOf(
+      VendorAuthError,
+    );
   });
 
   it("retries a 429, refreshes an expired token once with rotation, and a revoked grant is a VendorAuthError", async () => {
-    const h = await connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "anna" });
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "anna",
+      apiKey: subscriptionKey,
+    });
     const firstRefresh = h.tokens.refreshToken;
     cloud.expireAccessTokens();
     cloud.throttle(2, 1);

@@ -2,9 +2,8 @@
  * Suunto Cloud API (https://apizone.suunto.com/how-to-start, workout API https://apizone.suunto.com/docs/services/
  * workout-api, 24/7 samples API): OAuth 2.0 at cloudapi-oauth.suunto.com with Basic client authentication and no
  * scope; the token answer names the Suunto user (`user`, the username the notifications carry). Every API request
- * also carries the app's Azure API Management subscription key: `Ocp-Apim-Subscription-Key`, or the
- * `subscription-key` query parameter APIM accepts as well (the vendor client sends no custom headers, so this
- * adapter uses the parameter; the key comes from `SUUNTO_SUBSCRIPTION_KEY`, the anchor's setting).
+ * also carries the app's Azure API Management subscription key, header `Ocp-Apim-Subscription-Key` (the vendor
+ * client adds it: `apiKeyHeader`, the key from `WEARABLES_VENDOR_API_KEYS=suunto=<key>`).
  *
  * Data (bearer token, https://cloudapi.suunto.com):
  * - `GET /v3/workouts?since&limit&offset&filter-by-modification-time` → `{error, metadata, payload: [workout]}`,
@@ -339,12 +338,6 @@ function chunk(window: { start: number; end: number }, cursor: string | null, da
   return { from, to, next: to < window.end ? String(to) : null };
 }
 
-/** The subscription key as a query parameter (APIM reads `subscription-key` as it reads the header). */
-const subscription = () => {
-  const key = process.env.SUUNTO_SUBSCRIPTION_KEY;
-  return key ? { "subscription-key": key } : {};
-};
-
 const header = (req: PushRequest, name: string) => {
   for (const [k, v] of Object.entries(req.headers)) if (k.toLowerCase() === name) return v;
   return undefined;
@@ -353,6 +346,7 @@ const header = (req: PushRequest, name: string) => {
 export const suunto: VendorAdapter = {
   id: "suunto",
   name: "Suunto",
+  apiKeyHeader: "Ocp-Apim-Subscription-Key",
   oauth: {
     authorizeUrl: "https://cloudapi-oauth.suunto.com/oauth/authorize",
     tokenUrl: "https://cloudapi-oauth.suunto.com/oauth/token",
@@ -386,7 +380,6 @@ export const suunto: VendorAdapter = {
         limit: WORKOUTS_PER_PAGE,
         offset,
         "filter-by-modification-time": false,
-        ...subscription(),
       });
       const list = answer?.payload ?? [];
       for (const w of list)
@@ -404,7 +397,6 @@ export const suunto: VendorAdapter = {
         (await client.getJson<SuuntoDailyStatistic[] | null>(`${urls.apiBase}/247/daily-activity-statistics`, {
           startdate: new Date(c.from).toISOString().slice(0, 19),
           enddate: new Date(c.to - 1000).toISOString().slice(0, 19),
-          ...subscription(),
         })) ?? [];
       let fetched = 0;
       for (const stat of stats) {
@@ -431,7 +423,6 @@ export const suunto: VendorAdapter = {
       (await client.getJson<SuuntoSample<unknown>[] | null>(`${urls.apiBase}${path}`, {
         from: c.from,
         to: c.to,
-        ...subscription(),
       })) ?? [];
     for (const s of list) {
       if (kind === "sleep") {
@@ -449,7 +440,6 @@ export const suunto: VendorAdapter = {
       limit: Math.min(q.limit, 100),
       offset: q.offset,
       "filter-by-modification-time": true,
-      ...subscription(),
     });
   },
 

@@ -206,7 +206,7 @@ const minutes = (seconds: number | undefined) => (seconds === undefined ? null :
 async function call<T>(client: VendorClient, url: string, form: Record<string, string | number>): Promise<T> {
   const answer = await client.postForm<Envelope<T>>(url, form);
   if (answer?.status !== 0 || answer.body === undefined)
-    // 401 in the envelope is an invalid token; the shared client only refreshes on HTTP 401 (see the report).
+    // A 401 in the envelope reaches here only after the client refreshed once (`isAuthFailure`) and it stayed.
     throw new VendorHttpError(answer?.status === 401 ? 401 : 400, JSON.stringify(answer), url);
   return answer.body;
 }
@@ -387,6 +387,8 @@ const sameSecret = (a: string, b: string) => {
 const formOf = (req: PushRequest) => new URLSearchParams(req.rawBody.toString("utf8"));
 
 export const withings: VendorAdapter = {
+  // Withings refuses a token with HTTP 200 and `{status: 401}`: refreshed and retried as an HTTP 401 would be.
+  isAuthFailure: (body) => (body as { status?: unknown } | null)?.status === 401,
   id: "withings",
   name: "Withings",
   oauth: {
