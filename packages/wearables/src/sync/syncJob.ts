@@ -6,13 +6,28 @@
  * after its last heartbeat) and fetches from that cursor. A page fetched but not committed is fetched again,
  * and the writer's deduplication makes a page written twice change nothing: nothing lost, nothing duplicated.
  *
+ * The kernel counts every claim as an attempt, a killed worker's too, and a job whose lock expires on its last
+ * attempt goes `dead` without its handler running again: a long run killed `maxAttempts` times in all (deploys,
+ * crashes) would stay `in_progress` forever, and the scheduled pull would skip its connection as busy. So a
+ * retried job (attempt > 1) that commits a page hands the run over, in that page's transaction, to a new job
+ * (its attempts from zero) and returns: only attempts that made no progress count towards `maxAttempts`. (A
+ * run whose job is claimed `maxAttempts` times in a row without a page committed, the last claim's worker
+ * killed, still stays open: its job is dead and nothing runs it again.)
+ *
  * Ends:
  * - every kind done → run `completed/success`, the connection's `last_synced_at` and synced span move;
  * - the vendor refuses the tokens and their refresh → connection `revoked` (tokens forgotten), run `failed`;
  * - any other error → the job retries with backoff (run stays `in_progress`, the error is an event); after
- *   its last attempt the run is `failed`.
+ *   its last attempt the run is `failed` (also when that attempt times out or loses its claim: its job is dead).
  */
-import type { Database, JobContext, Logger, QueueDefinition } from "@platform/kernel";
+import {
+  type Database,
+  enqueueJob,
+  type JobContext,
+  type Logger,
+  type QueueDefinition,
+  WorkerStoppingError,
+} from "@platform/kernel";
 import { type SyncKind, VendorAuthError } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { SyncRunRow, SyncRunsRepository } from "../store/syncRunsRepository.ts";
@@ -37,7 +52,7 @@ export interface CreateSyncJobParameters {
 
 export function createSyncJob(p: CreateSyncJobParameters) {
   const log = p.logger.child({ job: "wearables-sync" });
-  const counters = { runs: 0, pages: 0, failed: 0 };
+  const counters = { runs: 0, pages: 0, failed: 0, continued: 0 };
 
   async function run(job: JobContext<SyncJobPayload>) {
     const run = await p.runs.get(p.db, job.payload.runId);
@@ -76,6 +91,8 @@ export function createSyncJob(p: CreateSyncJobParameters) {
             providerUserId: connection.provider_user_id,
           });
           const done = page.nextCursor === null;
+          // A retried job that commits a page goes on in a job of its own (see the header): `continued`.
+          let continued = false;
           await p.db.transaction(async (tx) => {
             await job.assertHeld(tx);
             const written = await writeMappedRecords(tx, {
@@ -93,10 +110,25 @@ export function createSyncJob(p: CreateSyncJobParameters) {
               message: `${kind}: ${page.fetched} records`,
             });
             run.items_processed += page.fetched;
+            if (job.attempt > 1 && !(done && k === run.kinds.length - 1)) {
+              await enqueueJob(tx, SYNC_QUEUE, { runId: run.id } satisfies SyncJobPayload, {
+                maxAttempts: job.maxAttempts,
+              });
+              await job.complete(tx);
+              continued = true;
+            }
           });
           pages += 1;
           counters.pages += 1;
           await p.afterPage?.(run, pages);
+          if (continued) {
+            counters.continued += 1;
+            log.info(
+              { runId: run.id, attempt: job.attempt },
+              "sync run progressed after a retry: continues in a new job",
+            );
+            return;
+          }
           cursor = page.nextCursor;
         } while (cursor !== null);
       }
@@ -127,7 +159,10 @@ export function createSyncJob(p: CreateSyncJobParameters) {
         );
         return;
       }
-      if (job.signal.aborted) throw error; // stopping or lock lost: the job runs again from its checkpoint
+      // Given back (stopping), or timed out / lock lost before the last attempt: the job runs again from its
+      // checkpoint. On the last attempt nothing would (the job is dead or cancelled): the run fails below.
+      if (job.signal.aborted && (job.signal.reason instanceof WorkerStoppingError || job.attempt < job.maxAttempts))
+        throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempt >= job.maxAttempts) {
         await p.db.transaction(async (tx) => {
