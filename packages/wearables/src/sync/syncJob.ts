@@ -58,7 +58,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
     const run = await p.runs.get(p.db, job.payload.runId);
     if (!run || run.ended_at) return; // deleted with its user, or already finished before a crash
     const connection = run.connection_id ? await p.connections.get(run.connection_id) : undefined;
-    if (!connection || connection.status !== "active") {
+    if (connection?.status !== "active") {
       await p.db.transaction(async (tx) => {
         await p.runs.finish(tx, run, {
           status: "failed",
