@@ -83,6 +83,13 @@ describe("POST /users/{user_id}/import/apple/xml/direct", () => {
     expect(n).toBe(status.samples_written);
     // The upload (stored in the database, for any instance's worker) is deleted once imported.
     expect(await s.database.db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
+    // Apple Health has no cloud: its import is its sync, and the user's sync fields say so.
+    const [apple] = await s.database.db.query<{ status: string; last_synced_at: Date }>(
+      "SELECT status, last_synced_at FROM wearables.user_connections WHERE user_id = $1 AND provider = 'apple'",
+      [userId],
+    );
+    expect(apple?.status).toBe("active");
+    expect(apple?.last_synced_at.getTime()).toBeGreaterThanOrEqual(Date.parse(status.finished_at) - 1_000);
   });
 
   it("takes export.zip too", async () => {

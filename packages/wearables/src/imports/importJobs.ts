@@ -34,6 +34,7 @@ import {
   toJobStatus,
   WorkerStoppingError,
 } from "@platform/kernel";
+import { createConnectionsStore } from "../store/connectionsRepository.ts";
 import { createHealthDataWriter, type HealthDataWriter } from "../store/healthDataWriter.ts";
 import {
   createImportJobsRepository,
@@ -151,6 +152,7 @@ export function createImportQueue({
 }: CreateImportQueueParameters): ImportQueue {
   const log = logger.child({ job: "wearables-imports" });
   const repository = createImportJobsRepository(db);
+  const connections = createConnectionsStore(db);
   const writer = createHealthDataWriter();
   const stats = {
     completed: 0,
@@ -235,7 +237,11 @@ export function createImportQueue({
       };
       const { bytesRead } = await processors[job.kind](context);
       if (controller.signal.aborted) throw controller.signal.reason;
-      await finish(run, id, (tx) => repository.complete(tx, id, bytesRead));
+      await finish(run, id, async (tx) => {
+        await repository.complete(tx, id, bytesRead);
+        // Apple Health has no cloud to connect: its imports are what syncs it (last_synced_at moves with them).
+        if (job.kind === "apple_xml" || job.kind === "apple_zip") await connections.recordImport(tx, job.user_id, "apple");
+      });
       stats.completed++;
       log.info({ importId: id, kind: job.kind }, "import completed");
     } catch (error) {

@@ -163,6 +163,19 @@ export function createConnectionsStore(db: Queryable) {
         [id, window?.start ?? null, window?.end ?? null],
       );
     },
+    /**
+     * A file import of a provider without a cloud (Apple Health) brought data: its connection (token-less, as
+     * the anchor keeps for SDK providers) is made or kept active and synced now, so the user's `last_synced_at`
+     * and `last_synced_provider` follow imports as they follow pulls and pushes.
+     */
+    async recordImport(q: Queryable, userId: string, provider: string) {
+      await q.query(
+        `INSERT INTO wearables.user_connections (user_id, provider, status, last_synced_at)
+         VALUES ($1, $2, 'active', now())
+         ON CONFLICT (user_id, provider) DO UPDATE SET status = 'active', last_synced_at = now(), updated_at = now()`,
+        [userId, provider],
+      );
+    },
     /** Removes the connection (its data stays unless deleted first). */
     async remove(q: Queryable, id: string) {
       await q.query("DELETE FROM wearables.user_connections WHERE id = $1", [id]);
