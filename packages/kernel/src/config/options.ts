@@ -210,6 +210,13 @@ export const options = {
       "Runs the `sandbox` provider, an offline test vendor with its own consent page and data API (on WEARABLES_SANDBOX_PORT), so that connect → sync → data works without a vendor account. Turn it off in production.",
     parse: parseBool,
   }),
+  wearablesSandboxPushIntervalSec: option({
+    env: "WEARABLES_SANDBOX_PUSH_INTERVAL_SEC",
+    default: 60,
+    description:
+      "How often the sandbox vendor looks for new data of its connected accounts and pushes a notification of it to the API's webhook, as a vendor does; 0 = only on request (`POST /v1/notifications/test`).",
+    parse: parseInt_(0, 86_400),
+  }),
   wearablesSandboxPort: port(
     "WEARABLES_SANDBOX_PORT",
     8010,

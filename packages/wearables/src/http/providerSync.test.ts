@@ -7,10 +7,13 @@
 import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wearablesService } from "../index.ts";
+import { sandbox } from "../providers/adapters/sandbox.ts";
+import { SANDBOX_CLIENT } from "../providers/registry.ts";
+import { sandboxSignature } from "../sandbox/sandboxCloud.ts";
 import { createProvidersModule } from "../sync/providersModule.ts";
 import { SYNC_QUEUE } from "../sync/syncJob.ts";
 import { drainQueue } from "../testing/jobWorkers.ts";
-import { allowOnStandIn } from "../testing/vendorHarness.ts";
+import { allowOnStandIn, connectToStandIn } from "../testing/vendorHarness.ts";
 
 let s: TestService;
 let userId: string;
@@ -50,7 +53,10 @@ async function connect(login: string, redirectUri?: string) {
 }
 
 beforeAll(async () => {
-  s = await startTestService(wearablesService, { config: { wearablesHistoricalDaysOnConnect: 14 } });
+  // The sandbox pushes only when asked (its own minute-by-minute pushes would add runs the test counts).
+  s = await startTestService(wearablesService, {
+    config: { wearablesHistoricalDaysOnConnect: 14, wearablesSandboxPushIntervalSec: 0 },
+  });
   const [u] = await s.database.db.query<{ id: string }>(
     "INSERT INTO wearables.users (email) VALUES ('sync@example.com') RETURNING id",
   );
@@ -133,6 +139,52 @@ describe("providers and sync", () => {
     expect(status).toBe(200);
     expect(body.data.length).toBeLessThanOrEqual(5);
     expect(body.data[0]).toHaveProperty("sport");
+  });
+
+  it("takes the sandbox's pushes: a signed notification queues a pull of its window; a forged one is refused", async () => {
+    // A token of the same sandbox account, as a vendor's own app would hold, to ask the sandbox for a push.
+    const vendorApp = await connectToStandIn({
+      adapter: sandbox,
+      origin: s.urls.sandbox as string,
+      credentials: SANDBOX_CLIENT,
+      login: "alice",
+    });
+    const sent = await fetch(`${s.urls.sandbox}/v1/notifications/test`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${vendorApp.tokens.accessToken}` },
+    });
+    expect(await sent.json()).toEqual({ sent: 4, statuses: [200, 200, 200, 200] });
+    await drainSync();
+    const pushed = (await api("GET", `/sync/runs?user_id=${userId}&source=webhook`)).body;
+    expect(pushed.map((r: { status: string }) => r.status)).toEqual(["success", "success", "success", "success"]);
+    const body = JSON.stringify({
+      account: "alice",
+      data_type: "workouts",
+      start: "2026-01-01T00:00:00Z",
+      end: "2026-01-02T00:00:00Z",
+    });
+    const forged = await fetch(`${s.url}/api/v1/providers/sandbox/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-sandbox-signature": sandboxSignature("not-the-secret", body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+    });
+    expect(forged.status).toBe(401);
+    const stale = await fetch(`${s.url}/api/v1/providers/sandbox/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-sandbox-signature": sandboxSignature(
+          SANDBOX_CLIENT.clientSecret,
+          body,
+          Math.floor(Date.now() / 1000) - 3_600,
+        ),
+      },
+      body,
+    });
+    expect(stale.status).toBe(401);
   });
 
   it("refuses what it must: a used state, an unknown provider, an SDK provider, a missing key", async () => {

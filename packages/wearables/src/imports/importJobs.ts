@@ -240,7 +240,8 @@ export function createImportQueue({
       await finish(run, id, async (tx) => {
         await repository.complete(tx, id, bytesRead);
         // Apple Health has no cloud to connect: its imports are what syncs it (last_synced_at moves with them).
-        if (job.kind === "apple_xml" || job.kind === "apple_zip") await connections.recordImport(tx, job.user_id, "apple");
+        if (job.kind === "apple_xml" || job.kind === "apple_zip")
+          await connections.recordImport(tx, job.user_id, "apple");
       });
       stats.completed++;
       log.info({ importId: id, kind: job.kind }, "import completed");

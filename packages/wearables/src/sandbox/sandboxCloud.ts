@@ -13,7 +13,13 @@
  *   end_time}]}], next_page_token}` (stages `deep|light|rem|awake`)
  * - `GET /v1/heart_rate` → `{data: [{time, bpm}], next_page_token}` (every minute of every workout)
  * - `GET /v1/daily` → `{data: [{date, steps, resting_hr_bpm, hrv_sdnn_ms}], next_page_token}`
+ *
+ * Push notifications, as a vendor sends them: whenever an authorized account has new data (a workout or a
+ * night ended since the last look), the sandbox POSTs `{account, data_type, start, end}` (JSON) to the app's
+ * webhook, signed `X-Sandbox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the client
+ * secret>`; `POST /v1/notifications/test` (bearer) sends one for the token's account at once.
  */
+import { createHmac } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type TSchema, Type } from "typebox";
 import { DAY, MINUTE, personFor, planDay } from "../demo/demoPlan.ts";
@@ -27,6 +33,12 @@ const MAX_DAYS = 400;
 export interface StartSandboxCloudParameters {
   /** client_id → client_secret the sandbox accepts. */
   clients: Record<string, string>;
+  /**
+   * Where the sandbox pushes its notifications (the app's registered webhook, e.g.
+   * `<wearables>/api/v1/providers/sandbox/webhooks`), and how often it looks for new data to announce
+   * (default a minute; 0: only `POST /v1/notifications/test`). Without it the sandbox does not push.
+   */
+  push?: { url: () => string; everyMs?: number };
   host?: string;
   port?: number;
   accessTtlSec?: number;
@@ -133,8 +145,90 @@ function sandboxCloudParameters(p: StartSandboxCloudParameters) {
     port: p.port,
     accessTtlSec: p.accessTtlSec,
     schemas: { token: TOKEN_SCHEMA, revoke: REVOKE_SCHEMA },
-    routes: (cloud: VendorCloud) => sandboxRoutes(cloud),
+    routes: (cloud: VendorCloud) => {
+      sandboxRoutes(cloud);
+      if (p.push) sandboxPushes(cloud, p.clients, p.push);
+    },
   };
+}
+
+/** The header a sandbox notification is signed with (see the file's head). */
+export function sandboxSignature(secret: string, body: string, nowSec: number): string {
+  return `t=${nowSec},v1=${createHmac("sha256", secret).update(`${nowSec}.${body}`).digest("hex")}`;
+}
+
+const PUSH_KINDS = ["workouts", "sleep", "heart_rate", "daily"] as const;
+
+/** Announces new data of every authorized account, and on demand (`POST /v1/notifications/test`). */
+function sandboxPushes(
+  cloud: VendorCloud,
+  clients: Record<string, string>,
+  push: { url: () => string; everyMs?: number },
+) {
+  const send = async (clientId: string, account: string, dataType: string, start: number, end: number) => {
+    const body = JSON.stringify({ account, data_type: dataType, start: iso(start), end: iso(end) });
+    const res = await fetch(push.url(), {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-sandbox-signature": sandboxSignature(clients[clientId] ?? "", body, Math.floor(Date.now() / 1000)),
+      },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    await res.body?.cancel();
+    return res.status;
+  };
+  // Per account and app: up to when its data was announced (from the first look on: no backlog).
+  const announced = new Map<string, number>();
+  const look = async () => {
+    const now = Date.now();
+    for (const grant of cloud.grants()) {
+      const key = `${grant.clientId}\u0000${grant.userId}`;
+      const since = announced.get(key);
+      announced.set(key, now);
+      if (since === undefined) continue;
+      for (const kind of PUSH_KINDS) {
+        if (recordsOf(kind, grant.userId, since, now).length === 0) continue;
+        await send(grant.clientId, grant.userId, kind, since, now).catch(() => undefined);
+      }
+    }
+  };
+  const everyMs = push.everyMs ?? 60_000;
+  if (everyMs > 0) {
+    const timer = setInterval(() => void look(), everyMs);
+    timer.unref();
+    cloud.app.addHook("onClose", async () => clearInterval(timer));
+  }
+  cloud.app.post(
+    "/v1/notifications/test",
+    {
+      schema: {
+        operationId: "sandboxTestNotification",
+        tags: TAG,
+        summary: "Send a test notification",
+        description:
+          "Pushes a notification of each data type for the token's account, covering the last day, to the app's " +
+          "webhook at once (as the sandbox does by itself when new data appears).",
+        response: {
+          200: Type.Object(
+            { sent: Type.Integer(), statuses: Type.Array(Type.Integer()) },
+            { examples: [{ sent: 4, statuses: [200, 200, 200, 200] }] },
+          ),
+          ...unauthorized,
+        },
+      },
+    },
+    async (req, reply) => {
+      const grant = cloud.authenticate(req, reply);
+      if (!grant) return reply;
+      const end = Date.now();
+      const statuses: number[] = [];
+      for (const kind of PUSH_KINDS)
+        statuses.push(await send(grant.clientId, grant.userId, kind, end - 86_400_000, end).catch(() => 0));
+      return { sent: statuses.length, statuses };
+    },
+  );
 }
 
 // The documented surface (served at the sandbox host's /openapi.json). Errors of the vendor's own are

@@ -81,6 +81,8 @@ export interface VendorCloud {
   revokeUser(userId: string): void;
   /** Requests seen per path (data, token), for tests. */
   hits: Map<string, number>;
+  /** The grants not revoked, each once (a vendor pushes to the accounts that authorized an app). */
+  grants(): Grant[];
   close(): Promise<void>;
 }
 
@@ -276,6 +278,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
       }
       return found.grant;
     },
+    grants: () => [...new Set([...refresh.values()].filter((g) => !g.revoked))],
     throttle(count, retryAfterSec) {
       throttled = { count, retryAfterSec };
     },

@@ -185,7 +185,15 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
           },
         },
       });
-      await createSandboxCloud({ clients, app: app as unknown as FastifyInstance });
+      await createSandboxCloud({
+        clients,
+        app: app as unknown as FastifyInstance,
+        // Pushes go to this API's webhook, as a vendor's go to the URL an app registered with it.
+        push: {
+          url: () => `${apiBaseUrl()}/providers/sandbox/webhooks`,
+          everyMs: config.wearablesSandboxPushIntervalSec * 1000,
+        },
+      });
       return app;
     },
     status: () => ({ sync: syncJob.status(), scheduled: { ...scheduled } }),

@@ -3,9 +3,10 @@
  * sync → data runs without a vendor account. Its protocol is documented in sandboxCloud.ts; this adapter is the
  * reference shape of every other: OAuth description, paged fetch, mapping into the data model.
  */
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { formatZoneOffset } from "../../domain/queryDates.ts";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
-import type { MappedRecords, SyncKind, VendorAdapter, VendorPage } from "../types.ts";
+import type { MappedRecords, PushRequest, SyncKind, VendorAdapter, VendorPage } from "../types.ts";
 
 const series = (code: string) => {
   const t = seriesTypeByCode(code);
@@ -52,6 +53,26 @@ interface SandboxSleep {
 }
 
 const empty = (): MappedRecords => ({ workouts: [], sleeps: [], samples: [] });
+
+/** How old a notification's timestamp may be (replays of an older one are refused). */
+const PUSH_TOLERANCE_SEC = 300;
+const KIND_OF_PUSH: Record<string, SyncKind> = {
+  workouts: "workouts",
+  sleep: "sleep",
+  heart_rate: "samples",
+  daily: "daily",
+};
+
+/** `X-Sandbox-Signature: t=<unix s>,v1=<hex HMAC-SHA256("<t>.<body>", client secret)>`, within the tolerance. */
+function verifySandboxPush(req: PushRequest, clientSecret: string, now: number): boolean {
+  const header = req.headers["x-sandbox-signature"] ?? "";
+  const parts = Object.fromEntries(header.split(",").map((kv) => kv.trim().split("=", 2) as [string, string]));
+  const t = Number(parts.t);
+  if (!Number.isInteger(t) || Math.abs(now / 1000 - t) > PUSH_TOLERANCE_SEC || !parts.v1) return false;
+  const expected = createHmac("sha256", clientSecret).update(`${t}.`).update(req.rawBody).digest();
+  const given = Buffer.from(parts.v1, "hex");
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
 
 export const sandbox: VendorAdapter = {
   id: "sandbox",
@@ -148,6 +169,24 @@ export const sandbox: VendorAdapter = {
       }
     }
     return { records, fetched: page.data.length, nextCursor: page.next_page_token };
+  },
+
+  push: {
+    verify: (req, secrets, now) => verifySandboxPush(req, secrets.clientSecret, now),
+    parse(req) {
+      const n = JSON.parse(req.rawBody.toString("utf8")) as {
+        account?: unknown;
+        data_type?: unknown;
+        start?: unknown;
+        end?: unknown;
+      };
+      const kind = KIND_OF_PUSH[String(n.data_type)];
+      const start = Date.parse(String(n.start));
+      const end = Date.parse(String(n.end));
+      if (typeof n.account !== "string" || !kind || Number.isNaN(start) || Number.isNaN(end) || end <= start)
+        throw new Error("expected {account, data_type, start, end}");
+      return [{ providerUserId: n.account, pull: { kinds: [kind], window: { start, end } } }];
+    },
   },
 
   async listRawWorkouts(client, urls, q) {
