@@ -60,26 +60,9 @@ const REQUIRED_OPERATIONS = [
 
 /**
  * Gaps not closed yet. Remove an entry when it is fixed (the test says which). Why they remain:
- * - the users list's connection filters (`provider`, `connection_status`, `has_active_connection`,
- *   `last_synced_before`), `include`, the `name` sort and the users' `connections`: not done yet (the
- *   connection rows exist; the 0.9 `include=connections` embedding is not built);
- * - `has_womens_health_data`: we keep no women's health data (no menstrual cycles);
  * - recovery `avg_hrv_rmssd_ms` and the timeseries `filter_by_priority`: not done yet.
  */
 const KNOWN_GAPS: string[] = [
-  "GET /users param sort_by enum name",
-  "GET /users param provider",
-  "GET /users param connection_status",
-  "GET /users param has_active_connection",
-  "GET /users param last_synced_before",
-  "GET /users param include",
-  "GET /users field items[].connections",
-  "POST /users field connections",
-  "DELETE /users/{} field connections",
-  "PATCH /users/{} field connections",
-  "GET /users/{} param include",
-  "GET /users/{} field connections",
-  "GET /users/{} field has_womens_health_data",
   "GET /users/{}/summaries/recovery field data[].avg_hrv_rmssd_ms",
   "GET /users/{}/timeseries param filter_by_priority",
 ];

@@ -65,9 +65,10 @@ describe("POST /users", () => {
       last_synced_at: null,
       last_synced_provider: null,
       has_active_connection: false,
+      connections: null,
     });
     const fetched = await api(`/users/${user.id}`);
-    expect(await fetched.json()).toEqual(user);
+    expect(await fetched.json()).toEqual({ ...user, has_womens_health_data: false });
   });
 
   it("creates a user from an empty body", async () => {
@@ -197,6 +198,42 @@ describe("GET /users", () => {
       last_synced_at: "2026-02-01T00:00:00.000Z",
       has_active_connection: true,
     });
+  });
+
+  it("filters by connection (the anchor's 0.9): provider, status, active or not, last sync before", async () => {
+    const [carol] = await s.database.db.query<{ id: string }>(
+      "SELECT id FROM wearables.users WHERE first_name = 'Carol'",
+    );
+    await s.database.db.query(
+      "INSERT INTO wearables.user_connections (user_id, provider, status, last_synced_at) VALUES ($1, 'polar', 'revoked', $2)",
+      [carol?.id, new Date("2026-01-15T00:00:00Z")],
+    );
+    const names = async (q: string) =>
+      ((await (await api(`/users?sort_by=name&sort_order=asc&${q}`)).json()).items as { first_name: string }[]).map(
+        (u) => u.first_name,
+      );
+    expect(await names("provider=garmin")).toEqual(["Bob"]);
+    expect(await names("provider=garmin&provider=polar")).toEqual(["Bob", "Carol"]);
+    expect(await names("connection_status=revoked")).toEqual(["Carol"]);
+    expect(await names("provider=garmin&connection_status=revoked")).toEqual([]);
+    expect(await names("has_active_connection=true")).toEqual(["Bob"]);
+    expect(await names("has_active_connection=false")).toEqual(["alice", "Carol", "dave", "Eve"]);
+    expect(await names("last_synced_before=2026-01-20")).toEqual(["Carol"]);
+    expect(await names("last_synced_before=2026-03-01T00:00:00Z")).toEqual(["Bob", "Carol"]);
+    expect((await api("/users?last_synced_before=yesterday")).status).toBe(400);
+    expect((await api("/users?provider=fitbit2")).status).toBe(400);
+    const listed = (await (await api("/users?provider=garmin&include=connections")).json()).items;
+    expect(listed[0].connections).toEqual([
+      { provider: "garmin", status: "active", last_synced_at: "2026-02-01T00:00:00.000Z" },
+    ]);
+    expect((await (await api("/users?provider=garmin")).json()).items[0].connections).toBeNull();
+    const one = await (await api(`/users/${carol?.id}?include=connections`)).json();
+    expect(one).toMatchObject({
+      first_name: "Carol",
+      has_womens_health_data: false,
+      connections: [{ provider: "polar", status: "revoked", last_synced_at: "2026-01-15T00:00:00.000Z" }],
+    });
+    await s.database.db.query("DELETE FROM wearables.user_connections WHERE user_id = $1", [carol?.id]);
   });
 
   it("searches names and emails case-insensitively, and treats % literally", async () => {

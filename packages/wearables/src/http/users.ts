@@ -4,11 +4,13 @@
  */
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { type Static, Type } from "typebox";
+import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { parseQueryDatetime } from "../domain/queryDates.ts";
 import { UserAlreadyExistsError, UserNotFoundError } from "../domain/userErrors.ts";
 import type { UsersService } from "../services/users.ts";
-import { USER_SORT_COLUMNS, type UserRow } from "../store/usersRepository.ts";
+import { USER_SORT_COLUMNS, type UserConnectionSummary, type UserRow } from "../store/usersRepository.ts";
 import { usersTag } from "./openapiTags.ts";
-import { ErrorBody, Nullable } from "./schemas.ts";
+import { ErrorBody, Nullable, StringEnum } from "./schemas.ts";
 
 const USER_EXAMPLE = {
   id: "3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12",
@@ -33,9 +35,38 @@ export const UserRead = Type.Object(
     last_synced_at: Nullable(Type.String({ format: "date-time" })),
     last_synced_provider: Nullable(Type.String()),
     has_active_connection: Type.Boolean(),
+    connections: Type.Optional(
+      Nullable(
+        Type.Array(
+          Type.Object({
+            provider: Type.String(),
+            status: StringEnum(["active", "revoked", "expired"]),
+            last_synced_at: Nullable(Type.String({ format: "date-time" })),
+          }),
+          { description: "The user's connections with `include=connections`; null otherwise." },
+        ),
+      ),
+    ),
   },
   { $id: "UserRead", examples: [USER_EXAMPLE] },
 );
+
+/** `GET /users/{user_id}`: the anchor's `UserDetailRead`. */
+const UserDetailRead = Type.Object(
+  {
+    ...UserRead.properties,
+    has_womens_health_data: Type.Boolean({
+      description: "Whether the user has women's health data (menstrual cycles); none is kept yet, so false.",
+    }),
+  },
+  { examples: [{ ...USER_EXAMPLE, connections: null, has_womens_health_data: false }] },
+);
+
+const Include = Type.Array(StringEnum(["connections"]), {
+  default: [],
+  maxItems: 1,
+  description: "`connections`: each user's connections (provider, status, last sync).",
+});
 
 const UserCreate = Type.Object(
   {
@@ -74,6 +105,28 @@ const ListQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 255 })),
   email: Type.Optional(Type.String({ maxLength: 320 })),
   external_user_id: Type.Optional(Type.String({ maxLength: 255, description: "Deprecated." })),
+  provider: Type.Optional(
+    Type.Array(StringEnum(PROVIDER_INPUT_NAMES), {
+      maxItems: PROVIDER_INPUT_NAMES.length,
+      description: "Users with a connection to one of these providers (repeat the parameter for several).",
+    }),
+  ),
+  connection_status: Type.Optional(
+    StringEnum(["active", "revoked", "expired"], {
+      description: "Users with a connection in this status (of `provider`, when given).",
+    }),
+  ),
+  has_active_connection: Type.Optional(
+    Type.Boolean({ description: "Users with (true) or without (false) an active connection." }),
+  ),
+  last_synced_before: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description:
+        "Users whose last sync is before this moment (ISO 8601 or Unix seconds); never-synced users are not included.",
+    }),
+  ),
+  include: Include,
 });
 
 const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
@@ -96,10 +149,13 @@ const UserList = Type.Object(
 /** Every route's answer without a valid key. */
 const unauthorized = { 401: ErrorBody("Invalid or missing API key") };
 
-const toUserRead = (user: UserRow): Static<typeof UserRead> => ({
+const toUserRead = (user: UserRow, connections?: UserConnectionSummary[]): Static<typeof UserRead> => ({
   ...user,
   created_at: user.created_at.toISOString(),
   last_synced_at: user.last_synced_at?.toISOString() ?? null,
+  connections: connections
+    ? connections.map((c) => ({ ...c, last_synced_at: c.last_synced_at?.toISOString() ?? null }))
+    : null,
 });
 
 /** Rethrows a users error as its HTTP answer; anything else stays an unexpected error (500). */
@@ -124,6 +180,12 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
     },
     async (request) => {
       const q = request.query;
+      let lastSyncedBefore: Date | undefined;
+      try {
+        lastSyncedBefore = q.last_synced_before === undefined ? undefined : parseQueryDatetime(q.last_synced_before);
+      } catch (error) {
+        throw new HttpError(400, `query.last_synced_before: ${(error as Error).message}`);
+      }
       const page = await users.list({
         page: q.page,
         limit: q.limit,
@@ -132,8 +194,15 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
         search: q.search,
         email: q.email,
         externalUserId: q.external_user_id,
+        providers: q.provider?.map(currentProviderName),
+        connectionStatus: q.connection_status as "active" | undefined,
+        hasActiveConnection: q.has_active_connection,
+        lastSyncedBefore,
       });
-      return { ...page, items: page.items.map(toUserRead) };
+      const connections = q.include.includes("connections")
+        ? await users.connectionsOf(page.items.map((u) => u.id))
+        : undefined;
+      return { ...page, items: page.items.map((u) => toUserRead(u, connections?.get(u.id))) };
     },
   );
 
@@ -169,17 +238,25 @@ export function registerUserRoutes(app: HttpServer, users: UsersService) {
         operationId: "getUser",
         tags: [usersTag.name],
         summary: "Get user",
-        description: "The user with its sync fields, derived from its provider connections.",
+        description:
+          "The user with its sync fields, derived from its provider connections (`include=connections` lists them).",
         params: UserPath,
+        querystring: Type.Object({ include: Include }),
         response: {
-          200: UserRead,
+          200: UserDetailRead,
           400: ErrorBody('path.user_id: must match format "uuid"'),
           404: ErrorBody(`User with ID: ${USER_EXAMPLE.id} not found.`),
           ...unauthorized,
         },
       },
     },
-    async (request) => toUserRead(await users.get(request.params.user_id).catch(throwAsHttpError)),
+    async (request) => {
+      const user = await users.get(request.params.user_id).catch(throwAsHttpError);
+      const connections = request.query.include.includes("connections")
+        ? (await users.connectionsOf([user.id])).get(user.id)
+        : undefined;
+      return { ...toUserRead(user, connections), has_womens_health_data: false };
+    },
   );
 
   app.patch(

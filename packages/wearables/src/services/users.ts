@@ -5,7 +5,13 @@
  */
 import { type OffsetPage, offsetPage, pageOffset } from "../domain/offsetPage.ts";
 import { UserNotFoundError } from "../domain/userErrors.ts";
-import type { ListUsersParameters, NewUser, UserRow, UsersRepository } from "../store/usersRepository.ts";
+import type {
+  ListUsersParameters,
+  NewUser,
+  UserConnectionSummary,
+  UserRow,
+  UsersRepository,
+} from "../store/usersRepository.ts";
 
 /** A page of the users list: 1-based `page` of `limit` users, sorted and filtered. */
 export interface ListUsersQuery extends Omit<ListUsersParameters, "offset"> {
@@ -18,6 +24,10 @@ export function createUsersService(users: UsersRepository) {
       const { rows, total } = await users.list({ ...query, offset: pageOffset(page, query.limit) });
       return offsetPage(rows, total, page, query.limit);
     },
+
+    /** The users' connections by user id (`include=connections`). */
+    connectionsOf: (userIds: readonly string[]): Promise<Map<string, UserConnectionSummary[]>> =>
+      users.connectionsOf(userIds),
 
     /** @throws {UserNotFoundError} */
     get: async (userId: string): Promise<UserRow> => {

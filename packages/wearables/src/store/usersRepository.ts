@@ -18,7 +18,14 @@ export interface UserRow {
   has_active_connection: boolean;
 }
 
-export const USER_SORT_COLUMNS = ["created_at", "email", "first_name", "last_name", "last_synced_at"] as const;
+/** A user's connection as the anchor's `UserConnectionSummary` (`include=connections`). */
+export interface UserConnectionSummary {
+  provider: string;
+  status: "active" | "revoked" | "expired";
+  last_synced_at: Date | null;
+}
+
+export const USER_SORT_COLUMNS = ["created_at", "email", "first_name", "last_name", "name", "last_synced_at"] as const;
 export type UserSortColumn = (typeof USER_SORT_COLUMNS)[number];
 
 export interface ListUsersParameters {
@@ -31,6 +38,12 @@ export interface ListUsersParameters {
   /** Exact email, case-insensitive. */
   email?: string | undefined;
   externalUserId?: string | undefined;
+  /** Users with a connection to one of these providers (and `connectionStatus`, when given, on that connection). */
+  providers?: readonly string[] | undefined;
+  connectionStatus?: "active" | "revoked" | "expired" | undefined;
+  hasActiveConnection?: boolean | undefined;
+  /** Users whose last sync (of any connection) is before this instant; never-synced users are not included. */
+  lastSyncedBefore?: Date | undefined;
 }
 
 export interface NewUser {
@@ -57,13 +70,26 @@ const SORT_EXPRESSION: Record<UserSortColumn, string> = {
   email: "u.email",
   first_name: "u.first_name",
   last_name: "u.last_name",
+  // The anchor's `name`: first name, then last name.
+  name: "lower(concat_ws(' ', u.first_name, u.last_name))",
   last_synced_at: "s.last_synced_at",
 };
 
 /** `%` and `_` in user input match themselves, not any text. */
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function whereClause(p: Pick<ListUsersParameters, "search" | "email" | "externalUserId">) {
+function whereClause(
+  p: Pick<
+    ListUsersParameters,
+    | "search"
+    | "email"
+    | "externalUserId"
+    | "providers"
+    | "connectionStatus"
+    | "hasActiveConnection"
+    | "lastSyncedBefore"
+  >,
+) {
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (p.search) {
@@ -78,6 +104,31 @@ function whereClause(p: Pick<ListUsersParameters, "search" | "email" | "external
   if (p.externalUserId) {
     params.push(p.externalUserId);
     conditions.push(`u.external_user_id = $${params.length}`);
+  }
+  if (p.providers?.length || p.connectionStatus) {
+    const on: string[] = [];
+    if (p.providers?.length) {
+      params.push(p.providers);
+      on.push(`c.provider = ANY($${params.length}::text[])`);
+    }
+    if (p.connectionStatus) {
+      params.push(p.connectionStatus);
+      on.push(`c.status = $${params.length}`);
+    }
+    conditions.push(
+      `EXISTS (SELECT 1 FROM wearables.user_connections c WHERE c.user_id = u.id AND ${on.join(" AND ")})`,
+    );
+  }
+  if (p.hasActiveConnection !== undefined) {
+    conditions.push(
+      `${p.hasActiveConnection ? "" : "NOT "}EXISTS (SELECT 1 FROM wearables.user_connections c WHERE c.user_id = u.id AND c.status = 'active')`,
+    );
+  }
+  if (p.lastSyncedBefore) {
+    params.push(p.lastSyncedBefore);
+    conditions.push(
+      `(SELECT max(c.last_synced_at) FROM wearables.user_connections c WHERE c.user_id = u.id) < $${params.length}`,
+    );
   }
   return { sql: conditions.length ? `WHERE ${conditions.join(" AND ")}` : "", params };
 }
@@ -125,6 +176,18 @@ export function createUsersRepository(db: Database) {
         db.query<{ total: string }>(sql.count.text, sql.count.values),
       ]);
       return { rows, total: Number(count[0]?.total ?? 0) };
+    },
+
+    /** The connections of each user (`include=connections`), oldest first. */
+    async connectionsOf(userIds: readonly string[]): Promise<Map<string, UserConnectionSummary[]>> {
+      const rows = await db.query<UserConnectionSummary & { user_id: string }>(
+        `SELECT user_id, provider, status, last_synced_at FROM wearables.user_connections
+         WHERE user_id = ANY($1::uuid[]) ORDER BY created_at, provider`,
+        [userIds],
+      );
+      const out = new Map<string, UserConnectionSummary[]>(userIds.map((id) => [id, []]));
+      for (const { user_id, ...c } of rows) out.get(user_id)?.push(c);
+      return out;
     },
 
     async get(id: string): Promise<UserRow | undefined> {
