@@ -60,10 +60,9 @@ const REQUIRED_OPERATIONS = [
 
 /**
  * Gaps not closed yet. Remove an entry when it is fixed (the test says which). Why they remain:
- * - recovery `avg_hrv_rmssd_ms` and the timeseries `filter_by_priority`: not done yet.
+ * - the timeseries `filter_by_priority`: not done yet.
  */
 const KNOWN_GAPS: string[] = [
-  "GET /users/{}/summaries/recovery field data[].avg_hrv_rmssd_ms",
   "GET /users/{}/timeseries param filter_by_priority",
 ];
 

@@ -377,6 +377,7 @@ describe("GET /summaries/recovery", () => {
         sleep_efficiency_percent: 90,
         resting_heart_rate_bpm: 54, // 53.5, half to even
         avg_hrv_sdnn_ms: 45,
+        avg_hrv_rmssd_ms: null, // the watch records SDNN only
         avg_spo2_percent: 97,
         recovery_score: null,
       },
@@ -387,6 +388,7 @@ describe("GET /summaries/recovery", () => {
         sleep_efficiency_percent: null,
         resting_heart_rate_bpm: 48,
         avg_hrv_sdnn_ms: 80.5,
+        avg_hrv_rmssd_ms: 80.5, // the score's RMSSD component, which the anchor also puts in the SDNN field
         avg_spo2_percent: 95,
         recovery_score: 67,
       },

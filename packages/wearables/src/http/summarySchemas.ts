@@ -163,6 +163,7 @@ export const RECOVERY_EXAMPLE = {
   sleep_efficiency_percent: 93.75,
   resting_heart_rate_bpm: 52,
   avg_hrv_sdnn_ms: 48.2,
+  avg_hrv_rmssd_ms: null,
   avg_spo2_percent: 96.8,
   recovery_score: null,
 };
@@ -173,6 +174,7 @@ export const RecoverySummary = Type.Object({
   sleep_efficiency_percent: N(),
   resting_heart_rate_bpm: I(),
   avg_hrv_sdnn_ms: N(),
+  avg_hrv_rmssd_ms: N(),
   avg_spo2_percent: N(),
   recovery_score: I(),
 });

@@ -13,6 +13,8 @@
  *   samples (rounded half to even);
  * - `avg_hrv_sdnn_ms`: the score's `hrv_rmssd_milli` component (the anchor fills this field from RMSSD), else
  *   the mean of SDNN samples during the night's main sleep;
+ * - `avg_hrv_rmssd_ms` (0.9): the score's `hrv_rmssd_milli` component, else the mean of RMSSD samples during the
+ *   night's main sleep;
  * - `avg_spo2_percent`: the score's component, else the mean SpO2 during the night's main sleep.
  */
 import { round3, roundHalfEven, utcDate } from "../../domain/activityDay.ts";
@@ -38,6 +40,7 @@ export interface RecoverySummary {
   sleep_efficiency_percent: number | null;
   resting_heart_rate_bpm: number | null;
   avg_hrv_sdnn_ms: number | null;
+  avg_hrv_rmssd_ms: number | null;
   avg_spo2_percent: number | null;
   recovery_score: number | null;
 }
@@ -111,6 +114,7 @@ export async function recoverySummaries(
             ? null
             : roundHalfEven(sampleResting),
       avg_hrv_sdnn_ms: d.score ? component(d.score, "hrv_rmssd_milli") : round3(night?.avg_sdnn ?? null),
+      avg_hrv_rmssd_ms: d.score ? component(d.score, "hrv_rmssd_milli") : round3(night?.avg_rmssd ?? null),
       avg_spo2_percent: d.score ? component(d.score, "spo2_percentage") : round3(night?.avg_spo2 ?? null),
       recovery_score: d.score ? Math.trunc(Number(d.score.value)) : null,
     };
