@@ -62,9 +62,7 @@ const REQUIRED_OPERATIONS = [
  * Gaps not closed yet. Remove an entry when it is fixed (the test says which). Why they remain:
  * - the timeseries `filter_by_priority`: not done yet.
  */
-const KNOWN_GAPS: string[] = [
-  "GET /users/{}/timeseries param filter_by_priority",
-];
+const KNOWN_GAPS: string[] = ["GET /users/{}/timeseries param filter_by_priority"];
 
 const anchor = readAnchorDocument("open-wearables-0.9-openapi.json") as AnchorDigest;
 

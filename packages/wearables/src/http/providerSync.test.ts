@@ -4,13 +4,14 @@
  * tokens → the historical sync run on the job layer → workouts, sleep and samples through the API, and the
  * run visible with its stage and counts. Then a live sync, disconnect, and the errors.
  */
+import { enqueueJob } from "@platform/kernel";
 import { startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wearablesService } from "../index.ts";
 import { sandbox } from "../providers/adapters/sandbox.ts";
 import { SANDBOX_CLIENT } from "../providers/registry.ts";
 import { sandboxSignature } from "../sandbox/sandboxCloud.ts";
-import { createProvidersModule } from "../sync/providersModule.ts";
+import { createProvidersModule, SCHEDULED_SYNC_QUEUE } from "../sync/providersModule.ts";
 import { SYNC_QUEUE } from "../sync/syncJob.ts";
 import { drainQueue } from "../testing/jobWorkers.ts";
 import { allowOnStandIn, connectToStandIn } from "../testing/vendorHarness.ts";
@@ -206,6 +207,40 @@ describe("providers and sync", () => {
     expect(denied.status).toBe(303);
     expect(denied.headers.get("location")).toContain("/api/v1/oauth/error?message=access_denied");
     expect((await fetch(`${s.url}/api/v1/oauth/providers`)).status).toBe(401);
+  });
+
+  it("the scheduled pass fails a run whose job died, so its connection is not busy for good", async () => {
+    const [run] = await s.database.db.query<{ id: string }>(
+      `INSERT INTO wearables.sync_runs (user_id, provider, source, scope, stage, status, kinds, window_start, window_end)
+       VALUES ($1, 'sandbox', 'pull', 'live', 'processing', 'in_progress', '{workouts}', now() - interval '1 day', now())
+       RETURNING id`,
+      [userId],
+    );
+    // A job whose attempts were spent by kills that committed nothing: the kernel marked it dead.
+    const jobId = await enqueueJob(s.database.db, SYNC_QUEUE, { runId: run?.id }, { maxAttempts: 1 });
+    await s.database.db.query(
+      "UPDATE platform.jobs SET state = 'dead', attempts = 1, last_error = 'lock expired' WHERE id = $1",
+      [jobId],
+    );
+    await enqueueJob(s.database.db, SCHEDULED_SYNC_QUEUE, {});
+    const module = createProvidersModule({
+      config: s.context.config,
+      db: s.database.db,
+      logger: s.context.logger,
+      originOf: (host) => (host === "sandbox" ? (s.urls.sandbox as string) : s.url),
+    });
+    try {
+      await drainQueue(
+        s.database.db,
+        s.context.logger,
+        SCHEDULED_SYNC_QUEUE,
+        module.queues[SCHEDULED_SYNC_QUEUE] as never,
+      );
+    } finally {
+      await module.close();
+    }
+    const runs = (await api("GET", `/sync/runs?user_id=${userId}&status=failed`)).body;
+    expect(runs).toMatchObject([{ run_id: run?.id, stage: "failed", status: "failed", error: "lock expired" }]);
   });
 
   it("disconnects: tokens revoked and forgotten, the data kept; /data deletes it too", async () => {

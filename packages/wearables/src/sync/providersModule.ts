@@ -17,6 +17,7 @@ import {
   type Database,
   type HttpServer,
   type Logger,
+  listJobs,
   type QueueDefinition,
   type ScheduleDefinition,
 } from "@platform/kernel";
@@ -104,6 +105,21 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
     concurrency: 1,
     timeoutMs: 10 * 60_000,
     handler: async (job) => {
+      // A run whose job died (its attempts spent without a page committed, the last one killed) would stay
+      // open and keep its connection "busy" for good: it is failed here, so the next pulls go on.
+      for (const dead of await listJobs(db, { queue: SYNC_QUEUE, state: "dead", limit: 1_000 })) {
+        const runId = (dead.payload as { runId?: unknown } | null)?.runId;
+        if (typeof runId !== "string") continue;
+        await db.transaction(async (tx) => {
+          const run = await runs.get(tx, runId);
+          if (run && !run.ended_at)
+            await runs.finish(tx, run, {
+              status: "failed",
+              message: `its job died after ${dead.attempts} attempts`,
+              error: dead.last_error ?? "job dead",
+            });
+        });
+      }
       // One live pull per active connection of a pulling vendor, unless one is queued or running already.
       for (const c of await connectionsStore.listActive(pullProviders())) {
         job.signal.throwIfAborted();
