@@ -152,9 +152,15 @@ if (process.env.TEST_DATABASE_URL) {
           ),
         (rows) => rows[0]?.state === "completed",
       );
-      expect(await db.query("SELECT queue, state FROM platform.jobs")).toEqual([
+      // Only the worker runs jobs: the import, and the recurring pass of provider syncs (none to pull yet).
+      expect(await db.query("SELECT queue, state FROM platform.jobs WHERE queue = 'wearables.import'")).toEqual([
         { queue: "wearables.import", state: "completed" },
       ]);
+      await until(
+        "the worker's first scheduled sync pass",
+        () => db.query<{ state: string }>("SELECT state FROM platform.jobs WHERE queue = 'wearables.sync-schedule'"),
+        (rows) => rows.length > 0 && rows.every((r) => r.state === "completed"),
+      );
       const s = await until("both instances in platform status", status, (x) => x.instances.length === 2);
       expect(s.instances.map((i) => [i.role, i.pid, i.alive]).sort()).toEqual(
         [
