@@ -8,6 +8,8 @@
  * const harness = await connectToStandIn({ adapter: strava, origin: cloud.origin, credentials: { clientId: "c", clientSecret: "s" } });
  * const pages = await harness.fetchAll("workouts", { start: Date.parse("2026-01-01"), end: Date.now() });
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createMemoryRateCounter, createRateBudget } from "@platform/kernel";
 import {
   buildAuthorizeUrl,
@@ -18,6 +20,7 @@ import {
   type VendorCredentials,
 } from "../providers/oauthClient.ts";
 import {
+  type PushRequest,
   type SyncKind,
   type SyncWindow,
   type VendorAdapter,
@@ -131,4 +134,36 @@ export async function connectToStandIn(p: {
     harness.tokens.providerUserId = (await p.adapter.fetchIdentity(harness.client, urls)).providerUserId;
   }
   return harness;
+}
+
+/**
+ * Receives the one request `send` makes to a local URL shaped as the platform's webhook route
+ * (`/api/v1/providers/<provider>/webhooks`), and hands it over as the route would: a `PushRequest` with the
+ * exact bytes, for an adapter's `push.verify` and `push.parse`.
+ */
+export async function receivePush(provider: string, send: (url: string) => Promise<unknown>): Promise<PushRequest> {
+  let got: PushRequest | undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      got = {
+        headers: Object.fromEntries(
+          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]),
+        ),
+        query: Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams),
+        rawBody: Buffer.concat(chunks),
+        contentType: req.headers["content-type"],
+      };
+      res.end("{}");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/${provider}/webhooks`);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+  if (!got) throw new Error("nothing received");
+  return got;
 }

@@ -1,11 +1,3 @@
-/**
- * The Fitbit adapter against its stand-in (testing/standins/fitbit.ts): PKCE with Basic client authentication and
- * `user_id`, activities (km → m, km/h → m/s), sleep (local times + the profile's offset, stages and classic
- * levels, naps), daily steps / resting heart rate / HRV, `pagination.next` paging, 429, refresh with rotation,
- * revocation, and signed subscription notifications with the verification GET.
- */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import {
@@ -17,9 +9,9 @@ import {
   fitbitStepsOf,
   startFitbitStandIn,
 } from "../../testing/standins/fitbit.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
 import { buildAuthorizeUrl, newState, revokeToken } from "../oauthClient.ts";
-import { type PushRequest, VendorAuthError } from "../types.ts";
+import { VendorAuthError } from "../types.ts";
 import { resolveVendorUrls } from "../vendorUrls.ts";
 import { fitbit } from "./fitbit.ts";
 
@@ -34,28 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => cloud.close());
 
-async function received(send: (url: string) => Promise<Response>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      got = {
-        headers: req.headers as Record<string, string>,
-        query: Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.statusCode = 204;
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/fitbit/webhooks`);
-  await new Promise((r) => server.close(r));
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const received = (send: (url: string) => Promise<unknown>) => receivePush("fitbit", send);
 
 describe("fitbit adapter", () => {
   // Local days (UTC+1) as day numbers; the windows end at a UTC midnight before now.

@@ -1,15 +1,8 @@
-/**
- * The Garmin adapter against its stand-in (testing/standins/garmin.ts): OAuth 2.0 with PKCE and the client in the
- * body, the user id from `/wellness-api/rest/user/id`, summaries pulled a day of upload time per call, 429,
- * refresh with rotation, a revoked grant, and inline push notifications with the `garmin-client-id` header.
- */
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GarminStandIn, garminActivityOf, startGarminStandIn } from "../../testing/standins/garmin.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
-import { type PushRequest, VendorAuthError } from "../types.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { VendorAuthError } from "../types.ts";
 import { garmin, requestGarminBackfill } from "./garmin.ts";
 
 const credentials = { clientId: "garmin-consumer", clientSecret: "garmin-secret" };
@@ -22,34 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => cloud.close());
 
-/** Receives one request as the platform's webhook route would, and hands it over as a PushRequest. */
-async function receiveOne(send: (url: string) => Promise<unknown>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      got = {
-        headers: Object.fromEntries(
-          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]),
-        ),
-        query: Object.fromEntries(url.searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  try {
-    await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/garmin/webhooks`);
-  } finally {
-    server.close();
-  }
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const receiveOne = (send: (url: string) => Promise<unknown>) => receivePush("garmin", send);
 
 describe("garmin adapter", () => {
   it("connects with PKCE, the client in the body, and reads the Garmin user id", async () => {

@@ -1,15 +1,8 @@
-/**
- * The Google Health adapter against its stand-in (testing/standins/googleHealth.ts): Google's offline consent
- * with the client in the body, the `healthUserId`, every data type through its AIP-160 time filter and page
- * tokens, 429, refresh with rotation, a revoked grant, and notify-only notifications with the bearer secret.
- */
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GoogleHealthStandIn, startGoogleHealthStandIn } from "../../testing/standins/googleHealth.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
-import { type PushRequest, VendorAuthError } from "../types.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { VendorAuthError } from "../types.ts";
 import { googleHealth } from "./googleHealth.ts";
 
 const credentials = { clientId: "google-client.apps.googleusercontent.com", clientSecret: "google-secret" };
@@ -23,34 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => cloud.close());
 
-/** Receives one request as the platform's webhook route would, and hands it over as a PushRequest. */
-async function receiveOne(send: (url: string) => Promise<unknown>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      got = {
-        headers: Object.fromEntries(
-          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]),
-        ),
-        query: Object.fromEntries(url.searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  try {
-    await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/google_health/webhooks`);
-  } finally {
-    server.close();
-  }
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const receiveOne = (send: (url: string) => Promise<unknown>) => receivePush("google_health", send);
 
 describe("google_health adapter", () => {
   it("asks for offline consent with the client in the body, and reads the healthUserId", async () => {

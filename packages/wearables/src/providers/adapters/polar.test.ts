@@ -1,10 +1,3 @@
-/**
- * The Polar adapter against its stand-in (testing/standins/polar.ts): Basic client authentication and
- * `x_user_id`, every kind mapped value by value, paging, 429, the long-lived token without refresh, revocation,
- * and signed webhook notifications.
- */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import {
@@ -13,8 +6,8 @@ import {
   polarExerciseOf,
   startPolarStandIn,
 } from "../../testing/standins/polar.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
-import { type PushRequest, VendorAuthError } from "../types.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { VendorAuthError } from "../types.ts";
 import { isoDurationSeconds, polar } from "./polar.ts";
 
 const DAY = 86_400_000;
@@ -28,28 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => cloud.close());
 
-/** Receives one request the way the platform's webhook route does. */
-async function received(send: (url: string) => Promise<Response>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      got = {
-        headers: req.headers as Record<string, string>,
-        query: Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/polar/webhooks`);
-  await new Promise((r) => server.close(r));
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const received = (send: (url: string) => Promise<unknown>) => receivePush("polar", send);
 
 describe("polar adapter", () => {
   const today = Math.floor(Date.now() / DAY) * DAY;

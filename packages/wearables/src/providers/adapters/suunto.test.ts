@@ -1,10 +1,3 @@
-/**
- * The Suunto adapter against its stand-in (testing/standins/suunto.ts): Basic client authentication and the
- * username from the token answer, the subscription key, every kind mapped value by value (joules → kcal, SpO2
- * fraction → percent), paging, 429, refresh with rotation, revocation, and signed notifications with inline data.
- */
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import {
@@ -15,8 +8,8 @@ import {
   suuntoSleepsOf,
   suuntoWorkoutOf,
 } from "../../testing/standins/suunto.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
-import { type PushRequest, VendorAuthError } from "../types.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { VendorAuthError } from "../types.ts";
 import { suunto } from "./suunto.ts";
 
 const DAY = 86_400_000;
@@ -33,27 +26,7 @@ afterAll(async () => {
   await cloud.close();
 });
 
-async function received(send: (url: string) => Promise<Response>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      got = {
-        headers: req.headers as Record<string, string>,
-        query: Object.fromEntries(new URL(req.url ?? "/", "http://x").searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/suunto/webhooks`);
-  await new Promise((r) => server.close(r));
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const received = (send: (url: string) => Promise<unknown>) => receivePush("suunto", send);
 
 describe("suunto adapter", () => {
   const today = Math.floor(Date.now() / DAY) * DAY;

@@ -1,15 +1,8 @@
-/**
- * The Withings adapter against its stand-in (testing/standins/withings.ts), through the OAuth flow and the client
- * the sync uses: the `{status, body}` token dialect, every kind mapped value by value, paging by `offset`, 429,
- * refresh with rotation, a revoked grant, and notifications checked by the callback's shared `?token=`.
- */
-import { createServer, type IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { startWithingsStandIn, type WithingsStandIn } from "../../testing/standins/withings.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
-import { type PushRequest, VendorAuthError, VendorHttpError } from "../types.ts";
+import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { VendorAuthError, VendorHttpError } from "../types.ts";
 import { withings } from "./withings.ts";
 
 const credentials = { clientId: "withings-client", clientSecret: "withings-secret" };
@@ -22,34 +15,7 @@ beforeAll(async () => {
 });
 afterAll(() => cloud.close());
 
-/** Receives one request as the platform's webhook route would, and hands it over as a PushRequest. */
-async function receiveOne(send: (url: string) => Promise<unknown>): Promise<PushRequest> {
-  let got: PushRequest | undefined;
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const url = new URL(req.url ?? "/", "http://x");
-      got = {
-        headers: Object.fromEntries(
-          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : v]),
-        ),
-        query: Object.fromEntries(url.searchParams),
-        rawBody: Buffer.concat(chunks),
-        contentType: req.headers["content-type"],
-      };
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  try {
-    await send(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/providers/withings/webhooks`);
-  } finally {
-    server.close();
-  }
-  if (!got) throw new Error("nothing received");
-  return got;
-}
+const receiveOne = (send: (url: string) => Promise<unknown>) => receivePush("withings", send);
 
 describe("withings adapter", () => {
   it("connects through the requesttoken envelope with the client in the body; the user id is userid", async () => {
