@@ -177,6 +177,12 @@ export function createSyncRunsRepository(db: Queryable) {
         progress: f.status === "success" ? 1 : null,
       });
     },
+    /** Of the given runs, those still open (not ended), for closing the runs whose job died. */
+    openRuns(q: Queryable, ids: readonly string[]): Promise<SyncRunRow[]> {
+      return q.query<SyncRunRow>("SELECT * FROM wearables.sync_runs WHERE id = ANY($1::uuid[]) AND ended_at IS NULL", [
+        ids,
+      ]);
+    },
     /** Runs newest first, of one user or of everyone, filtered as `/sync/runs` allows. */
     listRuns(f: { userId?: string; provider?: string; status?: string; source?: string; limit: number }) {
       return db.query<SyncRunRow>(

@@ -107,18 +107,22 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
     handler: async (job) => {
       // A run whose job died (its attempts spent without a page committed, the last one killed) would stay
       // open and keep its connection "busy" for good: it is failed here, so the next pulls go on.
+      // Dead jobs stay listed for good: only the runs among them still open are touched (one query a pass).
+      const deadJobs = new Map<string, { attempts: number; last_error: string | null }>();
       for (const dead of await listJobs(db, { queue: SYNC_QUEUE, state: "dead", limit: 1_000 })) {
         const runId = (dead.payload as { runId?: unknown } | null)?.runId;
-        if (typeof runId !== "string") continue;
-        await db.transaction(async (tx) => {
-          const run = await runs.get(tx, runId);
-          if (run && !run.ended_at)
-            await runs.finish(tx, run, {
-              status: "failed",
-              message: `its job died after ${dead.attempts} attempts`,
-              error: dead.last_error ?? "job dead",
-            });
-        });
+        if (typeof runId === "string" && /^[0-9a-f-]{36}$/.test(runId)) deadJobs.set(runId, dead);
+      }
+      const stuck = deadJobs.size ? await runs.openRuns(db, [...deadJobs.keys()]) : [];
+      for (const run of stuck) {
+        const dead = deadJobs.get(run.id);
+        await db.transaction((tx) =>
+          runs.finish(tx, run, {
+            status: "failed",
+            message: `its job died after ${dead?.attempts ?? 0} attempts`,
+            error: dead?.last_error ?? "job dead",
+          }),
+        );
       }
       // One live pull per active connection of a pulling vendor, unless one is queued or running already.
       for (const c of await connectionsStore.listActive(pullProviders())) {
