@@ -330,6 +330,47 @@ describe("data source filters", () => {
   });
 });
 
+describe("filter_by_priority", () => {
+  const providers = async (query: string) => {
+    const { status, body } = await series(userId, `${WINDOW}&limit=100&${query}`);
+    expect(status, query).toBe(200);
+    return [
+      [...new Set(body.data.map((r) => (r.source as { provider: string }).provider))],
+      body.pagination.total_count,
+    ];
+  };
+
+  it("keeps each type's top-priority source with samples in the window, raw and bucketed, counts included", async () => {
+    // Default priorities: apple 1, garmin 2; both recorded heart rate in the window.
+    expect(await providers("types=heart_rate")).toEqual([["apple", "garmin"], 840]);
+    expect(await providers("types=heart_rate&filter_by_priority=false")).toEqual([["apple", "garmin"], 840]);
+    expect(await providers("types=heart_rate&filter_by_priority=true")).toEqual([["apple"], 720]);
+    const hourly = await series(userId, `${WINDOW}&types=heart_rate&resolution=1hour&filter_by_priority=true`);
+    expect(hourly.body.data.map((r) => (r.source as { provider: string }).provider)).toEqual(["apple", "apple"]);
+    // The only candidate left by a source filter wins.
+    expect(await providers("types=heart_rate&filter_by_priority=true&provider=garmin")).toEqual([["garmin"], 120]);
+  });
+
+  it("follows the priority table, and ranks per type: a type the winner lacks comes from the next source", async () => {
+    await s.database.db.query("UPDATE wearables.provider_priorities SET priority = 0 WHERE provider = 'garmin'");
+    try {
+      expect(await providers("types=heart_rate&filter_by_priority=true")).toEqual([["garmin"], 120]);
+      // Garmin has no steps: they still come, from the watch.
+      const { body } = await series(userId, `${WINDOW}&types=heart_rate&types=steps&filter_by_priority=true`);
+      const byType = new Map<unknown, Set<string>>();
+      for (const r of body.data) {
+        const set = byType.get(r.type) ?? new Set();
+        set.add((r.source as { provider: string }).provider);
+        byType.set(r.type, set);
+      }
+      expect(byType.get("heart_rate")).toEqual(new Set(["garmin"]));
+      expect(body.pagination.total_count).toBe(120 + 120);
+    } finally {
+      await s.database.db.query("UPDATE wearables.provider_priorities SET priority = 2 WHERE provider = 'garmin'");
+    }
+  });
+});
+
 describe("bad input", () => {
   it("answers 400 with a detail, never 500", async () => {
     const cursorOf = (text: string) => encodeCursor([text]);

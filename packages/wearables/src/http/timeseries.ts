@@ -90,6 +90,13 @@ const TimeseriesQuery = Type.Object({
     Type.String({ maxLength: 100, description: "Only samples of data sources of this device model." }),
   ),
   data_source_id: Type.Optional(Type.String({ format: "uuid", description: "Only samples of this data source." })),
+  filter_by_priority: Type.Boolean({
+    default: false,
+    description:
+      "When true, each series type comes from one data source only: the highest-priority one among those with " +
+      "samples of that type in the window, ranked by provider priority, device type priority, then device model " +
+      "(the ranking of the summaries and of `filter_by_priority` on sleep).",
+  }),
 });
 
 const UserPath = Type.Object({ user_id: Type.String({ format: "uuid" }) });
@@ -138,6 +145,7 @@ export function registerTimeseriesRoutes(app: HttpServer, timeseries: Timeseries
           source: q.source,
           deviceModel: q.device_model,
           dataSourceId: q.data_source_id,
+          filterByPriority: q.filter_by_priority,
         })
         .catch(asQueryHttpError);
     },

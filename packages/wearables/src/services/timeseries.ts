@@ -14,7 +14,7 @@ import {
   type Resolution,
 } from "../domain/timeseriesResolution.ts";
 import type { SourceFilter } from "../store/eventsRepository.ts";
-import type { SamplePosition, SampleRow, TimeseriesRepository } from "../store/timeseriesRepository.ts";
+import type { SamplePosition, SampleQuery, SampleRow, TimeseriesRepository } from "../store/timeseriesRepository.ts";
 import { sourceFilter } from "./events.ts";
 
 export interface TimeseriesQuery extends SourceFilter {
@@ -26,6 +26,8 @@ export interface TimeseriesQuery extends SourceFilter {
   resolution: Resolution;
   cursor?: string | undefined;
   limit: number;
+  /** Only the top-priority data source of each type in the window (the anchor's `filter_by_priority`). */
+  filterByPriority?: boolean | undefined;
 }
 
 export interface TimeseriesSample {
@@ -80,7 +82,7 @@ const toSample = (r: SampleRow): TimeseriesSample => {
 export function createTimeseriesService(samples: TimeseriesRepository) {
   /** Up to `take` buckets after (or before) the position, read window by window (see `bucketWindows`). */
   async function readBuckets(
-    q: { userId: string; seriesTypes: number[]; start: Date; end: Date },
+    q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end" | "priorityWindow"> & SourceFilter,
     after: SamplePosition | null,
     minutes: number,
     take: number,
@@ -133,7 +135,14 @@ export function createTimeseriesService(samples: TimeseriesRepository) {
       ];
       if (query.resolution === "raw" && query.limit > RAW_LIMIT_MAX) throw new LimitTooLargeError(RAW_LIMIT_MAX);
       const after = query.cursor ? decodeSampleCursor(query.cursor) : null;
-      const base = { userId: query.userId, seriesTypes, start, end, ...sourceFilter(query) };
+      const base = {
+        userId: query.userId,
+        seriesTypes,
+        start,
+        end,
+        ...sourceFilter(query),
+        priorityWindow: query.filterByPriority ? { start, end } : undefined,
+      };
       const take = query.limit + 1;
 
       let rows: SampleRow[];

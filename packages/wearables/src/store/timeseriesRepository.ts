@@ -36,6 +36,11 @@ export interface SampleQuery extends SourceFilter {
   backward: boolean;
   /** Rows to return (the caller asks for its page size + 1). */
   take: number;
+  /**
+   * `filter_by_priority`: only the top-priority data source of each series type among those with samples in
+   * this window (the whole request's window, so that every page and bucket window ranks alike).
+   */
+  priorityWindow?: { start: Date; end: Date } | undefined;
 }
 
 export interface SampleRow {
@@ -57,12 +62,35 @@ const AT = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-D
 
 /**
  * The (data source, series type) pairs of the user, with the data source's metadata; the data source filters'
- * values are appended to `values` (so call it once every other parameter is in).
+ * values are appended to `values` (so call it once every other parameter is in). With a priority window, only
+ * the pairs of each type's top-ranked source with samples there: provider priority, device type priority, then
+ * device model, as the anchor ranks sources (unknown ones rank 99; sources that tie all stay).
  */
-const pairs = (q: SourceFilter, values: unknown[]) => `pairs AS (
+const pairs = (q: SourceFilter & Pick<SampleQuery, "priorityWindow">, values: unknown[]) => {
+  const filters = sourceFilterSql(q, values);
+  if (!q.priorityWindow) {
+    return `pairs AS (
   SELECT d.key AS source_key, t.id AS series_type, d.provider, d.source, d.device_model, d.device_type
   FROM wearables.data_sources d CROSS JOIN unnest($2::smallint[]) AS t(id)
-  WHERE d.user_id = $1${sourceFilterSql(q, values)})`;
+  WHERE d.user_id = $1${filters})`;
+  }
+  values.push(q.priorityWindow.start, q.priorityWindow.end);
+  const from = `$${values.length - 1}`;
+  const to = `$${values.length}`;
+  // The EXISTS probes one primary-key range per candidate pair: no scan of the window's samples.
+  return `pairs AS (
+  SELECT source_key, series_type, provider, source, device_model, device_type FROM (
+    SELECT d.key AS source_key, t.id AS series_type, d.provider, d.source, d.device_model, d.device_type,
+           dense_rank() OVER (PARTITION BY t.id
+             ORDER BY coalesce(pp.priority, 99), coalesce(dp.priority, 99), coalesce(d.device_model, '')) AS source_rank
+    FROM wearables.data_sources d CROSS JOIN unnest($2::smallint[]) AS t(id)
+    LEFT JOIN wearables.provider_priorities pp ON pp.provider = d.provider
+    LEFT JOIN wearables.device_type_priorities dp ON dp.device_type = d.device_type
+    WHERE d.user_id = $1${filters}
+      AND EXISTS (SELECT 1 FROM wearables.samples s WHERE s.source_key = d.key AND s.series_type = t.id
+                    AND s.recorded_at >= ${from}::timestamptz AND s.recorded_at < ${to}::timestamptz)) ranked
+  WHERE source_rank = 1)`;
+};
 
 const ALL_TYPE_IDS = SERIES_TYPES.map((t) => t.id);
 const typeIds = (ids: number[]) => (ids.length > 0 ? ids : ALL_TYPE_IDS);
@@ -140,8 +168,21 @@ export function bucketSql(q: SampleQuery, bucketMinutes: number): { text: string
 }
 
 /** How many raw samples the window holds, before any cursor (the anchor's `total_count`). */
-export function countSamplesSql(q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end"> & SourceFilter) {
+export function countSamplesSql(
+  q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end" | "priorityWindow"> & SourceFilter,
+) {
   const values: unknown[] = [q.userId, typeIds(q.seriesTypes), q.start, q.end];
+  if (q.priorityWindow) {
+    const withPairs = pairs(q, values);
+    return {
+      text: `WITH ${withPairs}
+        SELECT coalesce(sum(c.n), 0)::bigint AS n FROM pairs p CROSS JOIN LATERAL (
+          SELECT count(*) AS n FROM wearables.samples s
+          WHERE s.source_key = p.source_key AND s.series_type = p.series_type
+            AND s.recorded_at >= $3 AND s.recorded_at < $4) c`,
+      values,
+    };
+  }
   const filters = sourceFilterSql(q, values);
   return {
     text: `SELECT count(*)::bigint AS n FROM wearables.samples s
@@ -172,7 +213,7 @@ export function createTimeseriesRepository(db: Queryable) {
       return (row?.n ?? 0) * typeIds(seriesTypes).length;
     },
     async countSamples(
-      q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end"> & SourceFilter,
+      q: Pick<SampleQuery, "userId" | "seriesTypes" | "start" | "end" | "priorityWindow"> & SourceFilter,
     ): Promise<number> {
       const sql = countSamplesSql(q);
       const [row] = await db.query<{ n: string | number }>(sql.text, sql.values);
