@@ -70,6 +70,28 @@ export {
 export { createPrettyDestination, formatLogLine } from "./log/pretty.ts";
 export { redactSecretsDeep, redactSecretsInText, redactUrl } from "./log/redact.ts";
 export {
+  type AddressPolicy,
+  type CreateAddressPolicyParameters,
+  createAddressPolicy,
+  InvalidNetworkError,
+} from "./outbound/addressPolicy.ts";
+export {
+  type CreateGuardedHttpClientParameters,
+  createGuardedHttpClient,
+  type GuardedHttpClient,
+  type GuardedRequest,
+  type GuardedResponse,
+  OutboundRefusedError,
+  OutboundTimeoutError,
+} from "./outbound/guardedHttpClient.ts";
+export {
+  generateWebhookSecret,
+  signWebhook,
+  type WebhookHeadersParameters,
+  webhookHeaders,
+  webhookSecretBytes,
+} from "./outbound/webhookSignature.ts";
+export {
   type FolderLock,
   FolderLockedError,
   type FolderLockedErrorType,
