@@ -6,6 +6,7 @@
  * `platform config` prints this table with the values in effect.
  */
 
+import { createAddressPolicy } from "../outbound/addressPolicy.ts";
 import { type ConfiguredSecretKey, parseSecretKeys } from "../secrets/secretKeys.ts";
 import {
   ConfigError,
@@ -228,6 +229,39 @@ export const options = {
     description:
       "How often every active connection of a pulling vendor is synced (the anchor's SYNC_INTERVAL_SECONDS); 0 = never on a schedule.",
     parse: parseInt_(0, 86_400 * 7),
+  }),
+  wearablesWebhookAllowedNetworks: option<string[]>({
+    env: "WEARABLES_WEBHOOK_ALLOWED_NETWORKS",
+    default: [],
+    description:
+      "Networks webhook endpoints may be on although not public, as CIDR (`127.0.0.0/8,10.1.0.0/16`). Unset = public addresses only: loopback, private, link-local and the like are refused after DNS resolution and on every redirect.",
+    parse: parseList((entry) => {
+      try {
+        createAddressPolicy({ allow: [entry] });
+      } catch (error) {
+        throw new ConfigError((error as Error).message);
+      }
+      return entry;
+    }),
+  }),
+  wearablesWebhookTimeoutSec: option({
+    env: "WEARABLES_WEBHOOK_TIMEOUT_SEC",
+    default: 30,
+    description: "How long a webhook receiver has to answer an attempt (Svix's worker_request_timeout).",
+    parse: parseInt_(1, 120),
+  }),
+  wearablesWebhookConcurrency: option({
+    env: "WEARABLES_WEBHOOK_CONCURRENCY",
+    default: 32,
+    description: "Webhook attempts in flight per process, over every endpoint.",
+    parse: parseInt_(1, 1000),
+  }),
+  wearablesWebhookEndpointConcurrency: option({
+    env: "WEARABLES_WEBHOOK_ENDPOINT_CONCURRENCY",
+    default: 4,
+    description:
+      "Attempts in flight per endpoint and process: a slow receiver holds this many, never the whole pool.",
+    parse: parseInt_(1, 100),
   }),
   wearablesHistoricalDaysOnConnect: option({
     env: "WEARABLES_HISTORICAL_DAYS_ON_CONNECT",
