@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StravaStandIn, startStravaStandIn } from "../../testing/standins/strava.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery } from "../../testing/vendorHarness.ts";
 import { type PushRequest, VendorAuthError } from "../types.ts";
 import { strava } from "./strava.ts";
 
@@ -101,11 +101,11 @@ describe("strava adapter", () => {
 
   it("passes the raw activity list through", async () => {
     const h = await connectToStandIn({ adapter: strava, origin: cloud.origin, credentials, login: "134815" });
-    const raw = (await strava.listRawWorkouts?.(h.client, h.urls, {
+    const raw = (await strava.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({
       since: window.start / 1000,
       limit: 5,
       offset: 5,
-    })) as { id: number; sport_type: string }[];
+    }))) as { id: number; sport_type: string }[];
     expect(raw).toHaveLength(5);
     expect(typeof raw[0]?.id).toBe("number");
     expect(raw[0]?.sport_type).toBeTruthy();
