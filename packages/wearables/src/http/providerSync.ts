@@ -265,7 +265,9 @@ export function registerProviderSyncRoutes(
         }),
         response: {
           200: Type.Unknown({ description: "The vendor's JSON.", examples: [[{ id: 1234567890, sport_type: "Run" }]] }),
-          400: ErrorBody("`limit` of the workout list applies to fitbit, google_health, oura, strava, suunto, whoop only, not polar"),
+          400: ErrorBody(
+            "`limit` of the workout list applies to fitbit, google_health, oura, strava, suunto, whoop only, not polar",
+          ),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
           502: ErrorBody("strava answered 503"),
           ...unauthorized,

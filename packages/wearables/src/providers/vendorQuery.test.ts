@@ -16,11 +16,8 @@ const defaults: VendorKnobsInput = {
   zones: false,
   route: false,
 };
-const resolve = (
-  adapter: typeof suunto,
-  target: "sync" | "workouts",
-  raw: Partial<VendorKnobsInput>,
-) => resolveVendorQuery({ adapter, target, raw: { ...defaults, ...raw }, adapters: VENDOR_ADAPTERS, now: NOW });
+const resolve = (adapter: typeof suunto, target: "sync" | "workouts", raw: Partial<VendorKnobsInput>) =>
+  resolveVendorQuery({ adapter, target, raw: { ...defaults, ...raw }, adapters: VENDOR_ADAPTERS, now: NOW });
 const refusal = (f: () => unknown) => {
   try {
     f();

@@ -82,7 +82,7 @@ export interface VendorCloud {
   /** Requests seen per path (data, token), for tests. */
   hits: Map<string, number>;
   /**
-   * The query (and form body) of each request seen on `path`, oldest first (the last 200 of the cloud), for
+   * The query (and form body) of each request seen on `path`, oldest first (the last 10,000 of the cloud), for
    * tests that check what an adapter asked the vendor for.
    */
   seen(path: string): Record<string, string>[];
@@ -143,7 +143,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
     const body = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
     for (const [k, v] of Object.entries(body)) if (typeof v === "string") query[k] = v;
     log.push({ path, query });
-    if (log.length > 200) log.shift();
+    if (log.length > 10_000) log.shift();
   });
 
   const grantOf = (body: Record<string, unknown>) => access.get(body.access_token as string)?.grant.userId;

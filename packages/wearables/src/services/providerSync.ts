@@ -44,8 +44,7 @@ function describeQuery(q: VendorQuery | undefined): string {
   const parts: string[] = [];
   if (q.limit !== undefined) parts.push(`limit ${q.limit}`);
   if (q.offset !== undefined) parts.push(`offset ${q.offset}`);
-  if (q.byModificationTime !== undefined)
-    parts.push(q.byModificationTime ? "by modification time" : "by start time");
+  if (q.byModificationTime !== undefined) parts.push(q.byModificationTime ? "by modification time" : "by start time");
   if (q.detail) {
     const d = (["samples", "zones", "route"] as const).filter((k) => q.detail?.[k]);
     if (d.length > 0) parts.push(`with ${d.join(", ")}`);
@@ -118,7 +117,11 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
      * the anchor's vendor parameters: refused (400) unless the provider's adapter takes them; Garmin's summary
      * window replaces the run's window.
      */
-    async sync(provider: string, userId: string, o: { dataType: SyncDataType; since: number; knobs?: VendorKnobsInput }) {
+    async sync(
+      provider: string,
+      userId: string,
+      o: { dataType: SyncDataType; since: number; knobs?: VendorKnobsInput },
+    ) {
       const adapter = p.directory.adapter(provider);
       if (!adapter) throw new SyncRequestError(400, `Provider '${provider}' does not support data sync`);
       let query: VendorQuery | undefined;

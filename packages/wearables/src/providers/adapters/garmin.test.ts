@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GarminStandIn, garminActivityOf, startGarminStandIn } from "../../testing/standins/garmin.ts";
-import { connectToStandIn, receivePush, rawWorkoutsQuery } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError } from "../types.ts";
 import { garmin, requestGarminBackfill } from "./garmin.ts";
 
@@ -125,7 +125,11 @@ describe("garmin adapter", () => {
   it("passes the raw activity list through", async () => {
     const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "g-user-1" });
     const since = Date.parse("2026-03-03T00:00:00Z") / 1000;
-    const raw = (await garmin.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({ since, limit: 50, offset: 0 }))) as {
+    const raw = (await garmin.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, limit: 50, offset: 0 }),
+    )) as {
       summaryId: string;
     }[];
     expect(raw.map((a) => a.summaryId)).toEqual(["8000020515"]);

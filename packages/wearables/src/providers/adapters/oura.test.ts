@@ -180,11 +180,15 @@ describe("oura adapter", () => {
 
   it("passes the raw workout list through", async () => {
     const h = await connectToStandIn({ adapter: oura, origin: cloud.origin, credentials, login: "oura-user-7" });
-    const raw = (await oura.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({
-      since: window.start / 1000,
-      limit: 12,
-      offset: 3,
-    }))) as {
+    const raw = (await oura.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({
+        since: window.start / 1000,
+        limit: 12,
+        offset: 3,
+      }),
+    )) as {
       data: { id: string; activity: string }[];
     };
     expect(raw.data).toHaveLength(12);

@@ -288,12 +288,20 @@ export const strava: VendorAdapter = {
   },
 
   async listRawWorkouts(client, urls, q) {
+    // Strava pages by number: an offset inside a page reads that page and the next, and answers the slice.
     const perPage = Math.min(Math.max(q.limit, 1), 200);
-    return client.getJson(`${urls.apiBase}/athlete/activities`, {
-      after: q.since > 0 ? q.since : undefined,
-      page: Math.floor(q.offset / perPage) + 1,
-      per_page: perPage,
-    });
+    const page = Math.floor(q.offset / perPage) + 1;
+    const list = (n: number) =>
+      client.getJson<unknown[]>(`${urls.apiBase}/athlete/activities`, {
+        after: q.since > 0 ? q.since : undefined,
+        page: n,
+        per_page: perPage,
+      });
+    const skip = q.offset % perPage;
+    if (skip === 0) return list(page);
+    const first = await list(page);
+    const rest = first.length === perPage ? await list(page + 1) : [];
+    return [...first, ...rest].slice(skip, skip + perPage);
   },
 
   push: {

@@ -163,11 +163,15 @@ describe("whoop adapter", () => {
 
   it("passes the raw workout list through, and answers 400 on a limit over 25", async () => {
     const h = await connectToStandIn({ adapter: whoop, origin: cloud.origin, credentials, login: "10129" });
-    const raw = (await whoop.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({
-      since: window.start / 1000,
-      limit: 30,
-      offset: 2,
-    }))) as {
+    const raw = (await whoop.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({
+        since: window.start / 1000,
+        limit: 30,
+        offset: 2,
+      }),
+    )) as {
       records: { id: string; sport_name: string }[];
     };
     expect(raw.records).toHaveLength(30);

@@ -104,7 +104,8 @@ export function polarZonesOf(e: PolarExerciseFixture) {
   }));
 }
 
-export function polarRouteOf(e: PolarExerciseFixture) {
+/** The route of an outdoor exercise (a few points in Helsinki, times from the start). */
+export function polarRouteOf() {
   return [0, 60, 120].map((t, i) => ({
     latitude: 60.17 + i * 0.001,
     longitude: 24.94 + i * 0.001,
@@ -257,7 +258,7 @@ function polarRoutes(cloud: VendorCloud) {
             ...e,
             ...(q.samples === "true" ? { samples: polarExerciseSamplesOf(e) } : {}),
             ...(q.zones === "true" ? { heart_rate_zones: polarZonesOf(e) } : {}),
-            ...(q.route === "true" && e.has_route ? { route: polarRouteOf(e) } : {}),
+            ...(q.route === "true" && e.has_route ? { route: polarRouteOf() } : {}),
           });
       }
       return out;
