@@ -290,6 +290,8 @@ export function registerProviderSyncRoutes(
             }
           })()
         : undefined;
+      if (query?.summaryWindow && q.since > 0)
+        throw new HttpError(400, "Give `since` or the summary window (`summary_start_time`), not both");
       const connection = await p.connections.findForUser(user_id, provider);
       if (!connection) throw new HttpError(404, `No connection to ${provider} found for user ${user_id}`);
       if (connection.status !== "active")
