@@ -142,6 +142,76 @@ describe("providers and sync", () => {
     expect(body.data[0]).toHaveProperty("sport");
   });
 
+  it("honours the vendor knobs the provider takes and refuses the others with a 400 naming who takes them", async () => {
+    const sync = await api(
+      "POST",
+      `/providers/sandbox/users/${userId}/sync?since=${Math.floor(Date.now() / 1000) - 10 * 86_400}&limit=7`,
+    );
+    expect(sync.status).toBe(200);
+    expect(sync.body.message).toBe("Sync task queued for sandbox (limit 7)");
+    const [job] = await s.database.db.query<{ payload: { runId: string; query?: unknown } }>(
+      "SELECT payload FROM platform.jobs WHERE queue = $1 AND payload->>'runId' = $2",
+      [SYNC_QUEUE, sync.body.task_id],
+    );
+    expect(job?.payload).toEqual({ runId: sync.body.task_id, query: { limit: 7 } });
+    await drainSync();
+    const [run] = (await api("GET", `/sync/runs?user_id=${userId}&provider=sandbox`)).body.filter(
+      (r: { run_id: string }) => r.run_id === sync.body.task_id,
+    );
+    expect(run).toMatchObject({ status: "success" });
+    // Every page the sandbox answered held at most 7 records (its `limit`): the ten days took several pages.
+    const events = (await api("GET", `/users/${userId}/sync/recent?limit=200`)).body.filter(
+      (e: { run_id?: string; message?: string }) =>
+        e.run_id === sync.body.task_id && /: \d+ records$/.test(e.message ?? ""),
+    );
+    const counts = events.map((e: { message: string }) => Number(/: (\d+) records$/.exec(e.message)?.[1]));
+    expect(counts.length).toBeGreaterThan(3);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(7);
+
+    const refused = async (method: string, path: string) => {
+      const r = await api(method, path);
+      expect(r.status).toBe(400);
+      return r.body.detail;
+    };
+    const syncPath = `/providers/sandbox/users/${userId}/sync`;
+    expect(await refused("POST", `${syncPath}?samples=true`)).toBe(
+      "`samples` of a sync applies to polar only, not sandbox",
+    );
+    expect(await refused("POST", `${syncPath}?offset=3`)).toBe(
+      "`offset` of a sync applies to suunto only, not sandbox",
+    );
+    expect(await refused("POST", `${syncPath}?filter_by_modification_time=false`)).toBe(
+      "`filter_by_modification_time` of a sync applies to suunto only, not sandbox",
+    );
+    expect(await refused("POST", `${syncPath}?summary_start_time=2026-11-20T00:00:00Z`)).toBe(
+      "`summary_start_time`/`summary_end_time` of a sync applies to garmin only, not sandbox",
+    );
+    expect(await refused("POST", `${syncPath}?route=true`)).toBe(
+      "`route` is not taken by a sync of any provider (sandbox included)",
+    );
+    const workoutsPath = `/providers/sandbox/users/${userId}/workouts`;
+    expect(await refused("GET", `${workoutsPath}?filter_by_modification_time=false`)).toBe(
+      "`filter_by_modification_time` of the workout list applies to suunto, withings only, not sandbox",
+    );
+    expect(await refused("GET", `${workoutsPath}?zones=true`)).toBe(
+      "`zones` of the workout list applies to polar only, not sandbox",
+    );
+    expect(await refused("GET", `${workoutsPath}?summary_end_time=1764000000`)).toBe(
+      "`summary_start_time`/`summary_end_time` of the workout list applies to garmin only, not sandbox",
+    );
+    await refused("GET", `${workoutsPath}?limit=101`);
+    // The knobs are checked before the connection is looked up.
+    expect(await refused("GET", `/providers/sandbox/users/${crypto.randomUUID()}/workouts?samples=true`)).toBe(
+      "`samples` of the workout list applies to polar only, not sandbox",
+    );
+    // The defaults, given explicitly, ask for nothing.
+    const plain = await api(
+      "GET",
+      `${workoutsPath}?limit=50&offset=0&filter_by_modification_time=true&samples=false&zones=false&route=false`,
+    );
+    expect(plain.status).toBe(200);
+  });
+
   it("takes the sandbox's pushes: a signed notification queues a pull of its window; a forged one is refused", async () => {
     // A token of the same sandbox account, as a vendor's own app would hold, to ask the sandbox for a push.
     const vendorApp = await connectToStandIn({

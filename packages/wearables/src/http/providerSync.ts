@@ -6,6 +6,8 @@
 import { HttpError, type HttpServer } from "@platform/kernel";
 import { Type } from "typebox";
 import { currentProviderName, PROVIDER_INPUT_NAMES } from "../domain/providers.ts";
+import { VENDOR_ADAPTERS } from "../providers/registry.ts";
+import { resolveVendorQuery, VendorQueryError } from "../providers/vendorQuery.ts";
 import type { ProviderSyncService } from "../services/providerSync.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { VendorSessions } from "../sync/vendorSession.ts";
@@ -19,21 +21,87 @@ const ProviderUserPath = Type.Object({
   user_id: Type.String({ format: "uuid" }),
 });
 
-/** The anchor's provider-specific knobs (Polar's samples/zones/route, Garmin's summary window): taken, documented. */
-const VendorKnobs = {
+/**
+ * The anchor's vendor knobs: each is one vendor's API parameter, honoured by the providers whose adapter takes
+ * it and refused (400, naming the providers that take it) when set to a non-default value for any other.
+ */
+const vendorKnobs = (target: "sync" | "workouts") => ({
+  limit: Type.Integer({
+    default: 50,
+    minimum: 1,
+    maximum: 100,
+    description:
+      target === "sync"
+        ? "Records per vendor request (the vendor's page size, clamped to its maximum); 50 leaves the adapter's " +
+          "own page size. Taken by suunto, fitbit, strava, whoop; 400 for other providers when not 50."
+        : "Records in the answer. Taken by suunto, fitbit, google_health, oura, strava, whoop; 400 for other " +
+          "providers when not 50.",
+  }),
+  offset: Type.Integer({
+    default: 0,
+    minimum: 0,
+    description:
+      target === "sync"
+        ? "Records to skip before the first page (offset-paged vendors: suunto); 400 for other providers."
+        : "Records to skip. Taken by suunto, oura, strava, whoop, withings; 400 for other providers.",
+  }),
+  filter_by_modification_time: Type.Boolean({
+    default: true,
+    description:
+      target === "sync"
+        ? "Suunto: `since` (the window's start) filters by modification time (true) or by start time (false). " +
+          "400 for other providers when false."
+        : "Suunto and Withings: `since` filters by modification time (true; Withings `lastupdate`) or by start " +
+          "time (false; Withings `startdateymd`/`enddateymd`). 400 for other providers when false.",
+  }),
   samples: Type.Boolean({
     default: false,
-    description: "Polar: include samples (taken; adapters fetch what they map).",
+    description:
+      target === "sync"
+        ? "Polar: fetch each exercise's samples and write its heart rate samples. 400 for other providers."
+        : "Polar: AccessLink's `samples=true` (each exercise's samples). 400 for other providers.",
   }),
-  zones: Type.Boolean({ default: false, description: "Polar: include zones (taken)." }),
-  route: Type.Boolean({ default: false, description: "Polar: include the route (taken)." }),
+  zones: Type.Boolean({
+    default: false,
+    description:
+      target === "sync"
+        ? "Polar's heart rate zones: the sync writes no zones, so 400 (ask `GET …/workouts?zones=true`)."
+        : "Polar: AccessLink's `zones=true` (heart rate zones). 400 for other providers.",
+  }),
+  route: Type.Boolean({
+    default: false,
+    description:
+      target === "sync"
+        ? "Polar's route: the sync writes no routes, so 400 (ask `GET …/workouts?route=true`)."
+        : "Polar: AccessLink's `route=true` (the GPS route). 400 for other providers.",
+  }),
   summary_start_time: Type.Optional(
-    Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window start (taken)." })),
+    Nullable(
+      Type.String({
+        maxLength: 64,
+        description:
+          "Garmin: start of the summary upload window (`uploadStartTimeInSeconds`), Unix seconds or ISO 8601 " +
+          "date-time with a zone. " +
+          (target === "sync"
+            ? "Replaces the sync's window (not with `since`); at most 30 days back."
+            : "The window is at most 24 hours.") +
+          " 400 for other providers.",
+      }),
+    ),
   ),
   summary_end_time: Type.Optional(
-    Nullable(Type.String({ maxLength: 64, description: "Garmin: summary window end (taken)." })),
+    Nullable(
+      Type.String({
+        maxLength: 64,
+        description:
+          "Garmin: end of the summary upload window (`uploadEndTimeInSeconds`), after the start; alone, the " +
+          "window is the 24 hours before it; absent, 24 hours from the start" +
+          (target === "sync" ? " (at most now)." : ".") +
+          " 400 for other providers.",
+      }),
+    ),
   ),
-};
+});
 
 const SYNC_EXAMPLE = {
   success: true,
@@ -56,20 +124,15 @@ export function registerProviderSyncRoutes(
         description:
           "Queues a pull of what the connection has not synced yet (from the end of its synced span, or `since`, " +
           "to now) as a sync run on the job layer; watch it at `/users/{user_id}/sync/runs` or `/sync/stream`. " +
-          "`async=false` waits for the run (at most a minute).",
+          "`async=false` waits for the run (at most a minute). The vendor parameters (`limit`, `offset`, " +
+          "`filter_by_modification_time`, `samples`, `zones`, `route`, `summary_start_time`, `summary_end_time`) " +
+          "reach the vendor's requests of the run where the provider takes them; a parameter the provider does not " +
+          "take, set to anything but its default, is answered 400.",
         params: ProviderUserPath,
         querystring: Type.Object({
           data_type: StringEnum(["workouts", "247", "all"], { default: "all" }),
           since: Type.Integer({ default: 0, minimum: 0, description: "Unix seconds; 0 = since the last sync." }),
-          limit: Type.Integer({
-            default: 50,
-            minimum: 1,
-            maximum: 100,
-            description: "Taken (the adapters page as their vendors allow).",
-          }),
-          offset: Type.Integer({ default: 0, minimum: 0, description: "Taken." }),
-          filter_by_modification_time: Type.Boolean({ default: true, description: "Taken." }),
-          ...VendorKnobs,
+          ...vendorKnobs("sync"),
           async: Type.Boolean({ default: true }),
         }),
         response: {
@@ -83,7 +146,7 @@ export function registerProviderSyncRoutes(
             },
             { examples: [SYNC_EXAMPLE] },
           ),
-          400: ErrorBody("Provider 'apple' does not support data sync"),
+          400: ErrorBody("`samples` of a sync applies to polar only, not strava"),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
           ...unauthorized,
         },
@@ -95,6 +158,7 @@ export function registerProviderSyncRoutes(
         .sync(currentProviderName(request.params.provider), request.params.user_id, {
           dataType: q.data_type as "all",
           since: q.since,
+          knobs: q,
         })
         .catch(throwAsHttpError);
       if (q.async) return { success: true, async: true, task_id: run.id, message: run.message ?? "" };
@@ -184,18 +248,26 @@ export function registerProviderSyncRoutes(
         operationId: "getUserWorkouts",
         tags: [providersTag.name],
         summary: "Get user workouts",
-        description: "The vendor's own workout list for the connection, as the vendor answers it (JSON passthrough).",
+        description:
+          "The vendor's own workout list for the connection, as the vendor answers it (JSON passthrough). The " +
+          "vendor parameters become the vendor's own query parameters where the provider takes them (Suunto " +
+          "`limit`/`offset`/`filter-by-modification-time`, Polar `samples`/`zones`/`route`, Garmin " +
+          "`uploadStartTimeInSeconds`/`uploadEndTimeInSeconds`, Withings `lastupdate` or `startdateymd`/`enddateymd`); " +
+          "a parameter the provider does not take, set to anything but its default, is answered 400.",
         params: ProviderUserPath,
         querystring: Type.Object({
-          since: Type.Integer({ default: 0, minimum: 0 }),
-          limit: Type.Integer({ default: 50, minimum: 1, maximum: 100 }),
-          offset: Type.Integer({ default: 0, minimum: 0 }),
-          filter_by_modification_time: Type.Boolean({ default: true }),
-          ...VendorKnobs,
+          since: Type.Integer({
+            default: 0,
+            minimum: 0,
+            description: "Unix seconds; 0 = the provider's default reach (e.g. the last 30 days).",
+          }),
+          ...vendorKnobs("workouts"),
         }),
         response: {
           200: Type.Unknown({ description: "The vendor's JSON.", examples: [[{ id: 1234567890, sport_type: "Run" }]] }),
-          400: ErrorBody("Provider 'apple' does not support workouts"),
+          400: ErrorBody(
+            "`limit` of the workout list applies to fitbit, google_health, oura, strava, suunto, whoop only, not polar",
+          ),
           404: ErrorBody("No connection to strava found for user 3f1c5e2a-8b7d-4c2e-9a61-0d4b7e5f9c12"),
           502: ErrorBody("strava answered 503"),
           ...unauthorized,
@@ -205,6 +277,21 @@ export function registerProviderSyncRoutes(
     async (request) => {
       const { user_id } = request.params;
       const provider = currentProviderName(request.params.provider);
+      const q = request.query;
+      const adapter = p.sync.adapter(provider);
+      // The knobs are checked before the connection: a request the provider cannot honour is refused as such.
+      const query = adapter
+        ? (() => {
+            try {
+              return resolveVendorQuery({ adapter, target: "workouts", raw: q, adapters: VENDOR_ADAPTERS });
+            } catch (error) {
+              if (error instanceof VendorQueryError) throw new HttpError(400, error.message);
+              throw error;
+            }
+          })()
+        : undefined;
+      if (query?.summaryWindow && q.since > 0)
+        throw new HttpError(400, "Give `since` or the summary window (`summary_start_time`), not both");
       const connection = await p.connections.findForUser(user_id, provider);
       if (!connection) throw new HttpError(404, `No connection to ${provider} found for user ${user_id}`);
       if (connection.status !== "active")
@@ -214,9 +301,15 @@ export function registerProviderSyncRoutes(
       });
       if (!session.adapter.listRawWorkouts)
         throw new HttpError(400, `Provider '${provider}' does not support workouts`);
-      const q = request.query;
       return session.adapter
-        .listRawWorkouts(session.client, session.urls, { since: q.since, limit: q.limit, offset: q.offset })
+        .listRawWorkouts(session.client, session.urls, {
+          since: q.since,
+          limit: q.limit,
+          offset: q.offset,
+          byModificationTime: query?.byModificationTime ?? q.filter_by_modification_time,
+          detail: { samples: q.samples, zones: q.zones, route: q.route },
+          ...(query?.summaryWindow ? { summaryWindow: query.summaryWindow } : {}),
+        })
         .catch((error: Error) => {
           throw new HttpError(502, `${provider}: ${error.message.slice(0, 300)}`);
         });

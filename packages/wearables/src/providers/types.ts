@@ -107,6 +107,54 @@ export interface FetchPageParameters {
   cursor: string | null;
   /** The connection's vendor user id, for vendors whose paths carry it (Polar, Fitbit `-` aside). */
   providerUserId: string | null;
+  /**
+   * The vendor knobs the sync was asked for (`POST …/sync`), only those the adapter declares in
+   * `queryKnobs.sync`; absent (or a knob unset) means the adapter's own choice.
+   */
+  query?: VendorQuery;
+}
+
+/**
+ * The anchor's vendor-specific query parameters of `POST …/sync` and `GET …/workouts`, each a knob of one
+ * vendor's API: `limit`/`offset`/`filter_by_modification_time` Suunto's workout list paging and filter (other
+ * vendors with a page size or offset take them too), `samples`/`zones`/`route` Polar AccessLink's exercise
+ * options, `summary_start_time`/`summary_end_time` Garmin's summary upload window.
+ */
+export type VendorKnob =
+  | "limit"
+  | "offset"
+  | "filter_by_modification_time"
+  | "samples"
+  | "zones"
+  | "route"
+  | "summary_window";
+
+/** The endpoint a knob is given to: the sync run, or the vendor's workout list passed through. */
+export type VendorQueryTarget = "sync" | "workouts";
+
+/** Knobs as the adapter sees them (set only when the adapter declares the knob for the target). */
+export interface VendorQuery {
+  /** Records per vendor request (the vendor's page size, clamped to its maximum). */
+  limit?: number;
+  /** Where the first page starts (records to skip), for offset-paged vendors. */
+  offset?: number;
+  /** `since` (or the window's start) filters by modification (upload) time instead of start time. */
+  byModificationTime?: boolean;
+  /** Polar's exercise detail: samples, heart rate zones, route. */
+  detail?: { samples: boolean; zones: boolean; route: boolean };
+  /** Garmin's summary upload window, epoch seconds, end exclusive. */
+  summaryWindow?: { start: number; end: number };
+}
+
+/** `GET …/workouts`: `since` (Unix seconds, 0 = the adapter's default reach) and the knobs, defaults applied. */
+export interface RawWorkoutsQuery {
+  since: number;
+  limit: number;
+  offset: number;
+  byModificationTime: boolean;
+  detail: { samples: boolean; zones: boolean; route: boolean };
+  /** Set only when asked for (Garmin). */
+  summaryWindow?: { start: number; end: number };
 }
 
 /** A vendor's URLs: OAuth plus the data API's base. */
@@ -176,11 +224,12 @@ export interface VendorAdapter {
    * The vendor's raw workout list, passed through as `GET /providers/{p}/users/{u}/workouts` (the anchor's
    * vendor JSON passthrough).
    */
-  listRawWorkouts?(
-    client: VendorClient,
-    urls: VendorUrls,
-    q: { since: number; limit: number; offset: number },
-  ): Promise<unknown>;
+  listRawWorkouts?(client: VendorClient, urls: VendorUrls, q: RawWorkoutsQuery): Promise<unknown>;
+  /**
+   * The vendor knobs this adapter honours, per endpoint: a knob given a non-default value for an adapter that
+   * does not list it is refused (400) rather than ignored.
+   */
+  queryKnobs?: { sync?: readonly VendorKnob[]; workouts?: readonly VendorKnob[] };
 }
 
 /** What one push notification of a vendor says about one of its users. */

@@ -81,6 +81,11 @@ export interface VendorCloud {
   revokeUser(userId: string): void;
   /** Requests seen per path (data, token), for tests. */
   hits: Map<string, number>;
+  /**
+   * The query (and form body) of each request seen on `path`, oldest first (the last 10,000 of the cloud), for
+   * tests that check what an adapter asked the vendor for.
+   */
+  seen(path: string): Record<string, string>[];
   /** The grants not revoked, each once (a vendor pushes to the accounts that authorized an app). */
   grants(): Grant[];
   close(): Promise<void>;
@@ -126,9 +131,19 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
   app.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_req, body, done) =>
     done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
+  const log: { path: string; query: Record<string, string> }[] = [];
   app.addHook("onRequest", async (req) => {
     const path = req.url.split("?")[0] as string;
     hits.set(path, (hits.get(path) ?? 0) + 1);
+  });
+  // After parsing: a form body's fields (Withings' data API is form POSTs) join the query.
+  app.addHook("preHandler", async (req) => {
+    const path = req.url.split("?")[0] as string;
+    const query = Object.fromEntries(new URL(req.url, "http://x").searchParams);
+    const body = req.body && typeof req.body === "object" ? (req.body as Record<string, unknown>) : {};
+    for (const [k, v] of Object.entries(body)) if (typeof v === "string") query[k] = v;
+    log.push({ path, query });
+    if (log.length > 10_000) log.shift();
   });
 
   const grantOf = (body: Record<string, unknown>) => access.get(body.access_token as string)?.grant.userId;
@@ -264,6 +279,7 @@ export async function createVendorCloud(p: StartVendorCloudParameters): Promise<
     app,
     origin: "",
     hits,
+    seen: (path: string) => log.filter((r) => r.path === path).map((r) => r.query),
     authenticate(req, reply) {
       if (throttled.count > 0) {
         throttled.count -= 1;

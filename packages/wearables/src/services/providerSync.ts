@@ -8,11 +8,12 @@
  * backfill never fetches twice what the connection already has.
  */
 import { type Database, enqueueJob, type Queryable } from "@platform/kernel";
-import type { VendorDirectory } from "../providers/registry.ts";
-import type { SyncKind } from "../providers/types.ts";
+import { VENDOR_ADAPTERS, type VendorDirectory } from "../providers/registry.ts";
+import type { SyncKind, VendorQuery } from "../providers/types.ts";
+import { resolveVendorQuery, type VendorKnobsInput, VendorQueryError } from "../providers/vendorQuery.ts";
 import type { ConnectionForSync, ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { SyncRunRow, SyncRunsRepository, SyncScope, SyncSource } from "../store/syncRunsRepository.ts";
-import { SYNC_QUEUE } from "../sync/syncJob.ts";
+import { SYNC_QUEUE, type SyncJobPayload } from "../sync/syncJob.ts";
 
 const DAY_MS = 86_400_000;
 /** How far back a live sync of a connection that never synced reaches. */
@@ -35,6 +36,24 @@ export type SyncDataType = "workouts" | "247" | "all";
 export function kindsOf(available: readonly SyncKind[], dataType: SyncDataType): SyncKind[] {
   if (dataType === "all") return [...available];
   return available.filter((k) => (dataType === "workouts" ? k === "workouts" : k !== "workouts"));
+}
+
+/** The knobs of a run, as its message names them (`limit 20, offset 40`). */
+function describeQuery(q: VendorQuery | undefined): string {
+  if (!q) return "";
+  const parts: string[] = [];
+  if (q.limit !== undefined) parts.push(`limit ${q.limit}`);
+  if (q.offset !== undefined) parts.push(`offset ${q.offset}`);
+  if (q.byModificationTime !== undefined) parts.push(q.byModificationTime ? "by modification time" : "by start time");
+  if (q.detail) {
+    const d = (["samples", "zones", "route"] as const).filter((k) => q.detail?.[k]);
+    if (d.length > 0) parts.push(`with ${d.join(", ")}`);
+  }
+  if (q.summaryWindow)
+    parts.push(
+      `summary window ${new Date(q.summaryWindow.start * 1000).toISOString()}–${new Date(q.summaryWindow.end * 1000).toISOString()}`,
+    );
+  return parts.join(", ");
 }
 
 export interface ProviderSyncServiceParameters {
@@ -62,7 +81,16 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
   async function enqueueRun(
     q: Queryable,
     c: ConnectionForSync,
-    r: { source: SyncSource; scope: SyncScope; kinds: SyncKind[]; start: number; end: number; message: string },
+    r: {
+      source: SyncSource;
+      scope: SyncScope;
+      kinds: SyncKind[];
+      start: number;
+      end: number;
+      message: string;
+      /** The vendor knobs the run's pages honour (job payload; absent: the adapter's own choices). */
+      query?: VendorQuery;
+    },
   ): Promise<SyncRunRow> {
     const run = await p.runs.create(q, {
       userId: c.user_id,
@@ -75,22 +103,49 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
       windowEnd: new Date(r.end),
       message: r.message,
     });
-    await enqueueJob(q, SYNC_QUEUE, { runId: run.id }, { maxAttempts: 5 });
+    const payload: SyncJobPayload =
+      r.query && Object.keys(r.query).length > 0 ? { runId: run.id, query: r.query } : { runId: run.id };
+    await enqueueJob(q, SYNC_QUEUE, payload, { maxAttempts: 5 });
     return run;
   }
 
   return {
     enqueueRun,
 
-    /** `POST /providers/{provider}/users/{user_id}/sync`: a live pull of what the connection lacks. */
-    async sync(provider: string, userId: string, o: { dataType: SyncDataType; since: number }) {
-      const connection = await activeConnection(provider, userId);
+    /**
+     * `POST /providers/{provider}/users/{user_id}/sync`: a live pull of what the connection lacks. `knobs` are
+     * the anchor's vendor parameters: refused (400) unless the provider's adapter takes them; Garmin's summary
+     * window replaces the run's window.
+     */
+    async sync(
+      provider: string,
+      userId: string,
+      o: { dataType: SyncDataType; since: number; knobs?: VendorKnobsInput },
+    ) {
       const adapter = p.directory.adapter(provider);
-      const kinds = kindsOf(adapter?.kinds ?? [], o.dataType);
+      if (!adapter) throw new SyncRequestError(400, `Provider '${provider}' does not support data sync`);
+      let query: VendorQuery | undefined;
+      try {
+        query = o.knobs
+          ? resolveVendorQuery({ adapter, target: "sync", raw: o.knobs, adapters: VENDOR_ADAPTERS, now: now() })
+          : undefined;
+      } catch (error) {
+        if (error instanceof VendorQueryError) throw new SyncRequestError(400, error.message);
+        throw error;
+      }
+      if (query?.summaryWindow && o.since > 0)
+        throw new SyncRequestError(400, "Give `since` or the summary window (`summary_start_time`), not both");
+      const connection = await activeConnection(provider, userId);
+      const kinds = kindsOf(adapter.kinds, o.dataType);
       if (kinds.length === 0) throw new SyncRequestError(400, `${provider} has no ${o.dataType} data to sync`);
-      const end = now();
-      const start =
+      let end = now();
+      let start =
         o.since > 0 ? o.since * 1000 : (connection.synced_until?.getTime() ?? end - FIRST_LIVE_WINDOW_DAYS * DAY_MS);
+      if (query?.summaryWindow) {
+        start = query.summaryWindow.start * 1000;
+        end = query.summaryWindow.end * 1000;
+      }
+      const asked = describeQuery(query);
       const run = await p.db.transaction((tx) =>
         enqueueRun(tx, connection, {
           source: "pull",
@@ -98,7 +153,8 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
           kinds,
           start: Math.min(start, end - 1),
           end,
-          message: `Sync task queued for ${provider}`,
+          message: `Sync task queued for ${provider}${asked ? ` (${asked})` : ""}`,
+          query,
         }),
       );
       return run;
@@ -134,6 +190,9 @@ export function createProviderSyncService(p: ProviderSyncServiceParameters) {
         await new Promise((r) => setTimeout(r, 200));
       }
     },
+
+    /** The adapter of an enabled provider (the workout passthrough checks its knobs before the connection). */
+    adapter: (provider: string) => p.directory.adapter(provider),
 
     runs: p.runs,
   };

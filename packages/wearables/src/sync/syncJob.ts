@@ -28,7 +28,7 @@ import {
   type QueueDefinition,
   WorkerStoppingError,
 } from "@platform/kernel";
-import { type SyncKind, VendorAuthError } from "../providers/types.ts";
+import { type SyncKind, VendorAuthError, type VendorQuery } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { SyncRunRow, SyncRunsRepository } from "../store/syncRunsRepository.ts";
 import type { VendorSessions } from "./vendorSession.ts";
@@ -38,6 +38,11 @@ export const SYNC_QUEUE = "wearables.sync";
 
 export interface SyncJobPayload {
   runId: string;
+  /**
+   * The vendor knobs the API's sync was asked for (`POST …/sync`), handed to every page; absent in the jobs
+   * of other syncs (and of payloads written before knobs existed): the adapter's own choices.
+   */
+  query?: VendorQuery;
 }
 
 export interface CreateSyncJobParameters {
@@ -89,6 +94,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
             window,
             cursor,
             providerUserId: connection.provider_user_id,
+            ...(job.payload.query ? { query: job.payload.query } : {}),
           });
           const done = page.nextCursor === null;
           // A retried job that commits a page goes on in a job of its own (see the header): `continued`.
@@ -111,7 +117,10 @@ export function createSyncJob(p: CreateSyncJobParameters) {
             });
             run.items_processed += page.fetched;
             if (job.attempt > 1 && !(done && k === run.kinds.length - 1)) {
-              await enqueueJob(tx, SYNC_QUEUE, { runId: run.id } satisfies SyncJobPayload, {
+              const next: SyncJobPayload = job.payload.query
+                ? { runId: run.id, query: job.payload.query }
+                : { runId: run.id };
+              await enqueueJob(tx, SYNC_QUEUE, next, {
                 maxAttempts: job.maxAttempts,
               });
               await job.complete(tx);

@@ -21,6 +21,7 @@ import {
 } from "../providers/oauthClient.ts";
 import {
   type PushRequest,
+  type RawWorkoutsQuery,
   type SyncKind,
   type SyncWindow,
   type VendorAdapter,
@@ -28,6 +29,7 @@ import {
   type VendorClient,
   VendorHttpError,
   type VendorPage,
+  type VendorQuery,
   type VendorTokens,
   type VendorUrls,
 } from "../providers/types.ts";
@@ -40,7 +42,8 @@ export interface VendorHarness {
   client: VendorClient;
   /** How many times the tokens were refreshed. */
   refreshes: number;
-  fetchAll(kind: SyncKind, window: SyncWindow): Promise<VendorPage[]>;
+  /** Every page of `kind` in `window`, with the sync's vendor knobs `query` when given. */
+  fetchAll(kind: SyncKind, window: SyncWindow, query?: VendorQuery): Promise<VendorPage[]>;
 }
 
 /** Submits a stand-in's consent form (Allow) for `authorizeUrl`; answers the redirect's query. */
@@ -86,7 +89,7 @@ export async function connectToStandIn(p: {
     tokens: await exchangeCode({ ...base, code, redirectUri, codeVerifier }),
     refreshes: 0,
     client: undefined as unknown as VendorClient,
-    async fetchAll(kind, window) {
+    async fetchAll(kind, window, query) {
       const pages: VendorPage[] = [];
       let cursor: string | null = null;
       do {
@@ -97,6 +100,7 @@ export async function connectToStandIn(p: {
           window,
           cursor,
           providerUserId: harness.tokens.providerUserId ?? null,
+          ...(query ? { query } : {}),
         });
         pages.push(page);
         cursor = page.nextCursor;
@@ -167,3 +171,13 @@ export async function receivePush(provider: string, send: (url: string) => Promi
   if (!got) throw new Error("nothing received");
   return got;
 }
+
+/** A workout list query with the anchor's defaults, for `listRawWorkouts` in adapter tests. */
+export const rawWorkoutsQuery = (q: Partial<RawWorkoutsQuery> = {}): RawWorkoutsQuery => ({
+  since: 0,
+  limit: 50,
+  offset: 0,
+  byModificationTime: true,
+  detail: { samples: false, zones: false, route: false },
+  ...q,
+});

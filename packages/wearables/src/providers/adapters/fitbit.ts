@@ -255,10 +255,15 @@ export const fitbit: VendorAdapter = {
     return { providerUserId: profile.user.encodedId, providerUsername: profile.user.displayName };
   },
 
-  async fetchPage({ client, urls, kind, window, cursor }): Promise<VendorPage> {
+  // Fitbit's lists take only `offset=0` (paging follows `pagination.next`): no offset knob.
+  queryKnobs: { sync: ["limit"], workouts: ["limit"] },
+
+  async fetchPage({ client, urls, kind, window, cursor, query }): Promise<VendorPage> {
     const records = empty();
     // The lists' afterDate is the user's local date: a day early covers any zone; the window filter does the rest.
-    const first = { afterDate: isoDate(window.start - DAY), sort: "asc", limit: PAGE_LIMIT, offset: 0 };
+    // The sync's `limit` is the page size (Fitbit allows 100).
+    const limit = Math.min(query?.limit ?? PAGE_LIMIT, PAGE_LIMIT);
+    const first = { afterDate: isoDate(window.start - DAY), sort: "asc", limit, offset: 0 };
     if (kind === "workouts") {
       const page = cursor
         ? await getNext<{ activities: FitbitActivity[]; pagination?: FitbitPagination }>(client, urls.apiBase, cursor)
@@ -340,7 +345,7 @@ export const fitbit: VendorAdapter = {
       afterDate: new Date(after).toISOString().slice(0, 19),
       sort: "asc",
       limit: Math.min(q.limit, PAGE_LIMIT),
-      offset: q.offset,
+      offset: 0,
     });
   },
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GarminStandIn, garminActivityOf, startGarminStandIn } from "../../testing/standins/garmin.ts";
-import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError } from "../types.ts";
 import { garmin, requestGarminBackfill } from "./garmin.ts";
 
@@ -125,10 +125,26 @@ describe("garmin adapter", () => {
   it("passes the raw activity list through", async () => {
     const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "g-user-1" });
     const since = Date.parse("2026-03-03T00:00:00Z") / 1000;
-    const raw = (await garmin.listRawWorkouts?.(h.client, h.urls, { since, limit: 50, offset: 0 })) as {
+    const raw = (await garmin.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, limit: 50, offset: 0 }),
+    )) as {
       summaryId: string;
     }[];
     expect(raw.map((a) => a.summaryId)).toEqual(["8000020515"]);
+  });
+
+  it("passes the summary window through as uploadStartTimeInSeconds/uploadEndTimeInSeconds", async () => {
+    const h = await connectToStandIn({ adapter: garmin, origin: cloud.origin, credentials, login: "g-user-1" });
+    const start = Date.parse("2026-03-03T00:00:00Z") / 1000;
+    const summaryWindow = { start, end: start + 43_200 };
+    await garmin.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({ since: 0, summaryWindow }));
+    expect(cloud.seen("/wellness-api/rest/activities").at(-1)).toEqual({
+      uploadStartTimeInSeconds: String(start),
+      uploadEndTimeInSeconds: String(start + 43_200),
+    });
+    expect(garmin.queryKnobs).toEqual({ sync: ["summary_window"], workouts: ["summary_window"] });
   });
 
   it("asks Garmin for a backfill in ranges of at most 90 days of summary time", async () => {

@@ -313,6 +313,10 @@ export const garmin: VendorAdapter = {
     return { providerUserId: String(me.userId) };
   },
 
+  // The summary upload window (the anchor's `summary_start_time`/`summary_end_time`): a sync's window becomes the
+  // run's window (walked a day per call below); the workout list is one call of at most a day.
+  queryKnobs: { sync: ["summary_window"], workouts: ["summary_window"] },
+
   async fetchPage({ client, urls, kind, window, cursor }): Promise<VendorPage> {
     const type = SUMMARY[kind];
     if (!type) return { records: empty(), fetched: 0, nextCursor: null };
@@ -328,7 +332,13 @@ export const garmin: VendorAdapter = {
   },
 
   listRawWorkouts(client, urls, q) {
-    // One upload day (Garmin's ceiling per call), from `since` or the last 24 hours.
+    // The summary window asked for (at most a day, checked by the API), else one upload day (Garmin's ceiling per
+    // call) from `since` or the last 24 hours.
+    if (q.summaryWindow)
+      return client.getJson(`${urls.apiBase}/wellness-api/rest/activities`, {
+        uploadStartTimeInSeconds: q.summaryWindow.start,
+        uploadEndTimeInSeconds: q.summaryWindow.end,
+      });
     const from = q.since > 0 ? q.since : Math.floor(Date.now() / 1000) - MAX_RANGE_SEC;
     return client.getJson(`${urls.apiBase}/wellness-api/rest/activities`, {
       uploadStartTimeInSeconds: from,

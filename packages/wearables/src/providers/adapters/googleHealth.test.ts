@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type GoogleHealthStandIn, startGoogleHealthStandIn } from "../../testing/standins/googleHealth.ts";
-import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError } from "../types.ts";
 import { googleHealth } from "./googleHealth.ts";
 
@@ -137,7 +137,11 @@ describe("google_health adapter", () => {
   it("passes the raw exercise list through", async () => {
     const h = await connectToStandIn({ adapter: googleHealth, origin: cloud.origin, credentials, login: "alice" });
     const since = Date.parse("2026-03-10T00:00:00Z") / 1000;
-    const raw = (await googleHealth.listRawWorkouts?.(h.client, h.urls, { since, limit: 3, offset: 0 })) as {
+    const raw = (await googleHealth.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, limit: 3, offset: 0 }),
+    )) as {
       dataPoints: { name: string }[];
       nextPageToken?: string;
     };

@@ -376,6 +376,8 @@ export const googleHealth: VendorAdapter = {
     return { records, fetched: points.length, nextCursor };
   },
 
+  queryKnobs: { workouts: ["limit"] },
+
   listRawWorkouts(client, urls, q) {
     const start = q.since > 0 ? q.since * 1000 : Date.now() - 30 * 86_400_000;
     return client.getJson(`${urls.apiBase}/v4/users/me/dataTypes/exercise/dataPoints`, {

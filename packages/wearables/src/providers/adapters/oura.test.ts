@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { type OuraStandIn, ouraDocumentsOf, startOuraStandIn } from "../../testing/standins/oura.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery } from "../../testing/vendorHarness.ts";
 import { type PushRequest, VendorAuthError } from "../types.ts";
 import { oura } from "./oura.ts";
 
@@ -180,11 +180,15 @@ describe("oura adapter", () => {
 
   it("passes the raw workout list through", async () => {
     const h = await connectToStandIn({ adapter: oura, origin: cloud.origin, credentials, login: "oura-user-7" });
-    const raw = (await oura.listRawWorkouts?.(h.client, h.urls, {
-      since: window.start / 1000,
-      limit: 12,
-      offset: 3,
-    })) as {
+    const raw = (await oura.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({
+        since: window.start / 1000,
+        limit: 12,
+        offset: 3,
+      }),
+    )) as {
       data: { id: string; activity: string }[];
     };
     expect(raw.data).toHaveLength(12);

@@ -420,6 +420,7 @@ export const oura: VendorAdapter = {
   },
 
   fetchPage: fetchOuraPage,
+  queryKnobs: { workouts: ["limit", "offset"] },
 
   async listRawWorkouts(client, urls, q) {
     // Oura pages by `next_token` only: the list is the window's workouts, sliced as asked.

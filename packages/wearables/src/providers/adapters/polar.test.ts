@@ -6,7 +6,7 @@ import {
   polarExerciseOf,
   startPolarStandIn,
 } from "../../testing/standins/polar.ts";
-import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError } from "../types.ts";
 import { isoDurationSeconds, polar } from "./polar.ts";
 
@@ -61,6 +61,43 @@ describe("polar adapter", () => {
       heartRateMax: raw.heart_rate.maximum,
     });
     expect(isoDurationSeconds("PT1H2M3.5S")).toBe(3723.5);
+  });
+
+  it("with the sync's `samples`, asks /v3/exercises?samples=true and writes each exercise's heart rate samples", async () => {
+    const h = await connectToStandIn({ adapter: polar, origin: cloud.origin, credentials, login: "475" });
+    const before = cloud.seen("/v3/exercises").length;
+    const plain = await h.fetchAll("workouts", window);
+    expect(cloud.seen("/v3/exercises")[before]).toEqual({});
+    expect(plain.flatMap((p) => p.records.samples)).toEqual([]);
+    const pages = await h.fetchAll("workouts", window, {
+      detail: { samples: true, zones: false, route: false },
+    });
+    expect(cloud.seen("/v3/exercises").at(-1)).toEqual({ samples: "true" });
+    const workouts = pages.flatMap((p) => p.records.workouts);
+    const samples = pages.flatMap((p) => p.records.samples);
+    expect(workouts.length).toBe(plain.flatMap((p) => p.records.workouts).length);
+    const first = workouts[0];
+    if (!first) throw new Error("no workout");
+    const own = samples.filter((s) => s.recordedAt >= first.start && s.recordedAt < first.start + 600_000);
+    // One a second for the stand-in's first ten minutes, its gap (the fourth second) skipped; speed is not heart rate.
+    expect(own.length).toBe(599);
+    expect(own.every((s) => s.seriesType === id("heart_rate") && s.zoneOffsetMinutes === 120)).toBe(true);
+    expect(own[0]).toMatchObject({ recordedAt: first.start, value: 100 });
+    expect(own[3]).toMatchObject({ recordedAt: first.start + 4000, value: 104 });
+  });
+
+  it("passes samples, zones and route through to AccessLink's exercise list", async () => {
+    const h = await connectToStandIn({ adapter: polar, origin: cloud.origin, credentials, login: "475" });
+    const raw = (await polar.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ detail: { samples: false, zones: true, route: true } }),
+    )) as { heart_rate_zones?: unknown[]; route?: unknown[]; samples?: unknown }[];
+    expect(cloud.seen("/v3/exercises").at(-1)).toEqual({ zones: "true", route: "true" });
+    expect(raw.every((e) => Array.isArray(e.heart_rate_zones) && e.samples === undefined)).toBe(true);
+    expect(raw.some((e) => Array.isArray(e.route))).toBe(true);
+    await polar.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery());
+    expect(cloud.seen("/v3/exercises").at(-1)).toEqual({});
   });
 
   it("maps nights with hypnogram stages across midnight, sleep heart rate, seven nights a page", async () => {

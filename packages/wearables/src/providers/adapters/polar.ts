@@ -4,8 +4,11 @@
  * long-lived (about ten years) and Polar issues no refresh token: an expired or revoked token needs a new consent.
  *
  * Data (bearer token, https://www.polaraccesslink.com):
- * - `GET /v3/exercises` → exercises of the last 30 days (`start_time` local, `start_time_utc_offset` minutes,
- *   `duration` ISO 8601, `distance` m, `calories` kcal, `heart_rate {average, maximum}`), one list, no paging;
+ * - `GET /v3/exercises[?samples=true&zones=true&route=true]` → exercises of the last 30 days (`start_time` local,
+ *   `start_time_utc_offset` minutes, `duration` ISO 8601, `distance` m, `calories` kcal, `heart_rate {average,
+ *   maximum}`), one list, no paging; `samples=true` adds each exercise's `samples: [{recording_rate (s),
+ *   sample_type, data}]` (type `0` heart rate in bpm, `data` comma-separated values from the start), `zones=true`
+ *   its `heart_rate_zones`, `route=true` its `route` (the anchor's Polar knobs);
  * - `GET /v3/users/sleep/available` → `{available: [{date, start_time, end_time}]}`, then
  *   `GET /v3/users/sleep/{date}` per night (durations in seconds, `hypnogram` and `heart_rate_samples` keyed by
  *   local `HH:MM`; hypnogram 0 wake, 1 REM, 2 lighter non-REM, 3 light non-REM, 4 deep non-REM, 5 unknown);
@@ -57,6 +60,45 @@ export interface PolarExercise {
   heart_rate?: { average?: number | null; maximum?: number | null } | null;
   sport: string;
   detailed_sport_info?: string | null;
+  /** With `samples=true`: the exercise's recordings (the v3 list writes snake_case; kebab-case is read too). */
+  samples?: PolarExerciseSamples[] | null;
+}
+
+export interface PolarExerciseSamples {
+  recording_rate?: number;
+  "recording-rate"?: number;
+  sample_type?: string | number;
+  "sample-type"?: string | number;
+  data?: string | null;
+}
+
+/** AccessLink's sample type of heart rate (bpm). */
+const POLAR_HEART_RATE_SAMPLES = "0";
+
+/**
+ * The heart rate samples of an exercise fetched with `samples=true`: one per `recording_rate` seconds from the
+ * exercise's start; gaps (empty or non-numeric values) are skipped.
+ */
+export function mapPolarExerciseHeartRate(e: PolarExercise): MappedRecords["samples"] {
+  const out: MappedRecords["samples"] = [];
+  const start = Date.parse(`${e.start_time.replace(/Z$/, "")}Z`) - e.start_time_utc_offset * 60_000;
+  for (const s of e.samples ?? []) {
+    const type = String(s.sample_type ?? s["sample-type"] ?? "");
+    const rate = Number(s.recording_rate ?? s["recording-rate"] ?? 0);
+    if (type !== POLAR_HEART_RATE_SAMPLES || !(rate > 0) || !s.data) continue;
+    s.data.split(",").forEach((v, i) => {
+      const bpm = Number(v);
+      if (v.trim() === "" || !Number.isFinite(bpm) || bpm <= 0) return;
+      out.push({
+        seriesType: HEART_RATE,
+        recordedAt: start + i * rate * 1000,
+        value: bpm,
+        zoneOffsetMinutes: e.start_time_utc_offset,
+        deviceModel: e.device ?? null,
+      });
+    });
+  }
+  return out;
 }
 export interface PolarSleep {
   date: string;
@@ -339,14 +381,27 @@ export const polar: VendorAdapter = {
     return tokens;
   },
 
-  async fetchPage({ client, urls, kind, window, cursor }): Promise<VendorPage> {
+  // The sync writes heart rate samples of exercises (`samples`); zones and routes have no place in the data
+  // model, so only the passthrough takes them.
+  queryKnobs: { sync: ["samples"], workouts: ["samples", "zones", "route"] },
+
+  async fetchPage({ client, urls, kind, window, cursor, query }): Promise<VendorPage> {
     const records = empty();
     if (kind === "workouts") {
-      // The list holds the last 30 days whatever the window: keep what starts inside it.
-      const list = (await client.getJson<PolarExercise[] | null>(`${urls.apiBase}/v3/exercises`)) ?? [];
+      // The list holds the last 30 days whatever the window: keep what starts inside it. With the sync's
+      // `samples`, the list carries each exercise's samples: its heart rate is written as samples.
+      const withSamples = query?.detail?.samples === true;
+      const list =
+        (await client.getJson<PolarExercise[] | null>(
+          `${urls.apiBase}/v3/exercises`,
+          withSamples ? { samples: true } : undefined,
+        )) ?? [];
       for (const e of list) {
         const w = mapPolarExercise(e);
-        if (w.start >= window.start && w.start < window.end) records.workouts.push(w);
+        if (w.start >= window.start && w.start < window.end) {
+          records.workouts.push(w);
+          if (withSamples) records.samples.push(...mapPolarExerciseHeartRate(e));
+        }
       }
       return { records, fetched: list.length, nextCursor: null };
     }
@@ -423,9 +478,13 @@ export const polar: VendorAdapter = {
     return { records, fetched, nextCursor: chunk.next };
   },
 
-  async listRawWorkouts(client, urls) {
-    // AccessLink's list has no paging or since: it is the last 30 days.
-    return client.getJson(`${urls.apiBase}/v3/exercises`);
+  async listRawWorkouts(client, urls, q) {
+    // AccessLink's list has no paging or since: it is the last 30 days, with the detail asked for.
+    return client.getJson(`${urls.apiBase}/v3/exercises`, {
+      samples: q.detail.samples || undefined,
+      zones: q.detail.zones || undefined,
+      route: q.detail.route || undefined,
+    });
   },
 
   push: {

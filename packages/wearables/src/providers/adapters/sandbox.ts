@@ -97,11 +97,13 @@ export const sandbox: VendorAdapter = {
     return { providerUserId: String(me.id), providerUsername: me.username };
   },
 
-  async fetchPage({ client, urls, kind, window, cursor }): Promise<VendorPage> {
+  queryKnobs: { sync: ["limit"], workouts: ["limit", "offset"] },
+
+  async fetchPage({ client, urls, kind, window, cursor, query }): Promise<VendorPage> {
     const page = await client.getJson<SandboxPage<unknown>>(`${urls.apiBase}/${PATH[kind]}`, {
       start: new Date(window.start).toISOString(),
       end: new Date(window.end).toISOString(),
-      limit: 100,
+      limit: Math.min(query?.limit ?? 100, 100),
       page_token: cursor ?? undefined,
     });
     const records = empty();

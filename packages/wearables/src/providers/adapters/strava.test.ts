@@ -5,7 +5,7 @@
 import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StravaStandIn, startStravaStandIn } from "../../testing/standins/strava.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery } from "../../testing/vendorHarness.ts";
 import { type PushRequest, VendorAuthError } from "../types.ts";
 import { strava } from "./strava.ts";
 
@@ -101,14 +101,39 @@ describe("strava adapter", () => {
 
   it("passes the raw activity list through", async () => {
     const h = await connectToStandIn({ adapter: strava, origin: cloud.origin, credentials, login: "134815" });
-    const raw = (await strava.listRawWorkouts?.(h.client, h.urls, {
-      since: window.start / 1000,
-      limit: 5,
-      offset: 5,
-    })) as { id: number; sport_type: string }[];
+    const raw = (await strava.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({
+        since: window.start / 1000,
+        limit: 5,
+        offset: 5,
+      }),
+    )) as { id: number; sport_type: string }[];
     expect(raw).toHaveLength(5);
     expect(typeof raw[0]?.id).toBe("number");
     expect(raw[0]?.sport_type).toBeTruthy();
+  });
+
+  it("answers the exact slice for an offset inside a page, and takes the sync's limit as per_page", async () => {
+    const h = await connectToStandIn({ adapter: strava, origin: cloud.origin, credentials, login: "134815" });
+    const q = (limit: number, offset: number) =>
+      strava.listRawWorkouts?.(
+        h.client,
+        h.urls,
+        rawWorkoutsQuery({ since: window.start / 1000, limit, offset }),
+      ) as Promise<{ id: number }[]>;
+    const all = await q(20, 0);
+    expect((await q(4, 6)).map((a) => a.id)).toEqual(all.slice(6, 10).map((a) => a.id));
+    const before = cloud.seen("/api/v3/athlete/activities").length;
+    const pages = await h.fetchAll("workouts", window, { limit: 7 });
+    const asked = cloud.seen("/api/v3/athlete/activities").slice(before);
+    expect(asked.length).toBe(pages.length);
+    expect(asked.length).toBeGreaterThan(1);
+    expect(asked.every((a) => a.per_page === "7")).toBe(true);
+    expect(pages.flatMap((p) => p.records.workouts).length).toBe(
+      (await h.fetchAll("workouts", window)).flatMap((p) => p.records.workouts).length,
+    );
   });
 
   it("answers 400 on a bad per_page as Strava does", async () => {

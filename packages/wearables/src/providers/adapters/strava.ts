@@ -260,15 +260,19 @@ export const strava: VendorAdapter = {
     return { providerUserId: String(me.id), providerUsername: me.username ?? undefined };
   },
 
-  async fetchPage({ client, urls, window, cursor }) {
+  queryKnobs: { sync: ["limit"], workouts: ["limit", "offset"] },
+
+  async fetchPage({ client, urls, window, cursor, query }) {
     const at: StravaCursor = cursor ? (JSON.parse(cursor) as StravaCursor) : { page: 1 };
+    // The sync's `limit` is the page size (Strava allows 200); the cursor's page counts in that size.
+    const perPage = Math.min(Math.max(query?.limit ?? PER_PAGE, 1), 200);
     const activities = await client.getJson<StravaActivity[]>(`${urls.apiBase}/athlete/activities`, {
       // `after` is strict at Strava: one second earlier keeps an activity that starts on the window's first second.
       after: Math.floor(window.start / 1000) - 1,
       // `before` is exclusive at Strava too, in whole seconds.
       before: Math.ceil(window.end / 1000),
       page: at.page,
-      per_page: PER_PAGE,
+      per_page: perPage,
     });
     const records: MappedRecords = { workouts: [], sleeps: [], samples: [] };
     for (const a of activities) {
@@ -279,17 +283,25 @@ export const strava: VendorAdapter = {
       records,
       fetched: activities.length,
       // Strava has no total: a short page is the last one.
-      nextCursor: activities.length < PER_PAGE ? null : JSON.stringify({ page: at.page + 1 } satisfies StravaCursor),
+      nextCursor: activities.length < perPage ? null : JSON.stringify({ page: at.page + 1 } satisfies StravaCursor),
     };
   },
 
   async listRawWorkouts(client, urls, q) {
+    // Strava pages by number: an offset inside a page reads that page and the next, and answers the slice.
     const perPage = Math.min(Math.max(q.limit, 1), 200);
-    return client.getJson(`${urls.apiBase}/athlete/activities`, {
-      after: q.since > 0 ? q.since : undefined,
-      page: Math.floor(q.offset / perPage) + 1,
-      per_page: perPage,
-    });
+    const page = Math.floor(q.offset / perPage) + 1;
+    const list = (n: number) =>
+      client.getJson<unknown[]>(`${urls.apiBase}/athlete/activities`, {
+        after: q.since > 0 ? q.since : undefined,
+        page: n,
+        per_page: perPage,
+      });
+    const skip = q.offset % perPage;
+    if (skip === 0) return list(page);
+    const first = await list(page);
+    const rest = first.length === perPage ? await list(page + 1) : [];
+    return [...first, ...rest].slice(skip, skip + perPage);
   },
 
   push: {

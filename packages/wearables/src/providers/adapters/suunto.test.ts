@@ -8,7 +8,7 @@ import {
   suuntoSleepsOf,
   suuntoWorkoutOf,
 } from "../../testing/standins/suunto.ts";
-import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError } from "../types.ts";
 import { suunto } from "./suunto.ts";
 
@@ -93,6 +93,62 @@ describe("suunto adapter", () => {
     expect(workouts.find((x) => x.externalId === suuntoWorkoutOf("kimmo", day, 1).workoutKey)?.type).toBe(
       "strength_training",
     );
+  });
+
+  it("honours the sync's knobs: page size, first offset, and the modification-time filter reach /v3/workouts", async () => {
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
+    const window = { start: today - 20 * DAY, end: Date.now() };
+    const before = cloud.seen("/v3/workouts").length;
+    const pages = await h.fetchAll("workouts", window, { limit: 20, offset: 10, byModificationTime: false });
+    const asked = cloud.seen("/v3/workouts").slice(before);
+    expect(asked.length).toBe(pages.length);
+    expect(asked[0]).toMatchObject({ limit: "20", offset: "10", "filter-by-modification-time": "false" });
+    expect(asked[1]).toMatchObject({ limit: "20", offset: "30" });
+    // The first ten of the list (newest first) were skipped: the newest workouts of the window are not there.
+    const keys = new Set(pages.flatMap((p) => p.records.workouts.map((w) => w.externalId)));
+    const all = await h.fetchAll("workouts", window);
+    const allKeys = all.flatMap((p) => p.records.workouts.map((w) => w.externalId));
+    expect(keys.size).toBeLessThan(allKeys.length);
+    // By modification time: the filter goes as true; workouts modified since the window's start are kept.
+    const n = cloud.seen("/v3/workouts").length;
+    const modified = await h.fetchAll("workouts", window, { byModificationTime: true });
+    expect(cloud.seen("/v3/workouts")[n]).toMatchObject({ "filter-by-modification-time": "true", limit: "100" });
+    expect(modified.flatMap((p) => p.records.workouts).length).toBeGreaterThan(0);
+    // Without knobs (scheduled and backfill syncs): start time, Suunto's 100 a page.
+    expect(cloud.seen("/v3/workouts")[before + pages.length]).toMatchObject({
+      "filter-by-modification-time": "false",
+      limit: "100",
+      offset: "0",
+    });
+  });
+
+  it("passes the workout list through with limit, offset and filter-by-modification-time as asked", async () => {
+    const h = await connectToStandIn({
+      adapter: suunto,
+      origin: cloud.origin,
+      credentials,
+      login: "kimmo",
+      apiKey: subscriptionKey,
+    });
+    const since = Math.floor((today - 5 * DAY) / 1000);
+    const raw = (await suunto.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, limit: 3, offset: 2, byModificationTime: false }),
+    )) as { payload: unknown[] };
+    expect(raw.payload.length).toBe(3);
+    expect(cloud.seen("/v3/workouts").at(-1)).toEqual({
+      since: String(since * 1000),
+      limit: "3",
+      offset: "2",
+      "filter-by-modification-time": "false",
+    });
   });
 
   it("maps nights and naps (seconds → minutes), resting heart rate from the night, two-week pages", async () => {

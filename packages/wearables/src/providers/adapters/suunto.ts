@@ -371,23 +371,35 @@ export const suunto: VendorAdapter = {
     return tokens;
   },
 
-  async fetchPage({ client, urls, kind, window, cursor }): Promise<VendorPage> {
+  // The workout list's own paging and filter (the anchor's Suunto knobs), for the sync and the passthrough.
+  queryKnobs: {
+    sync: ["limit", "offset", "filter_by_modification_time"],
+    workouts: ["limit", "offset", "filter_by_modification_time"],
+  },
+
+  async fetchPage({ client, urls, kind, window, cursor, query }): Promise<VendorPage> {
     const records = empty();
     if (kind === "workouts") {
-      const offset = cursor ? Number(cursor) : 0;
+      // The API's sync may set the page size (Suunto allows 100), the first page's offset, and whether the
+      // window's start filters by modification time: then every workout modified since is kept (a late upload
+      // of an older workout too), else those that start in the window (the default of other syncs).
+      const perPage = Math.min(query?.limit ?? WORKOUTS_PER_PAGE, 100);
+      const offset = cursor ? Number(cursor) : (query?.offset ?? 0);
+      const byModification = query?.byModificationTime ?? false;
       const answer = await client.getJson<{ payload?: SuuntoWorkout[] }>(`${urls.apiBase}/v3/workouts`, {
         since: window.start,
-        limit: WORKOUTS_PER_PAGE,
+        limit: perPage,
         offset,
-        "filter-by-modification-time": false,
+        "filter-by-modification-time": byModification,
       });
       const list = answer?.payload ?? [];
       for (const w of list)
-        if (w.startTime >= window.start && w.startTime < window.end) records.workouts.push(mapSuuntoWorkout(w));
+        if ((byModification || w.startTime >= window.start) && w.startTime < window.end)
+          records.workouts.push(mapSuuntoWorkout(w));
       return {
         records,
         fetched: list.length,
-        nextCursor: list.length === WORKOUTS_PER_PAGE ? String(offset + list.length) : null,
+        nextCursor: list.length === perPage ? String(offset + list.length) : null,
       };
     }
     if (kind === "daily") {
@@ -439,7 +451,7 @@ export const suunto: VendorAdapter = {
       since: q.since * 1000,
       limit: Math.min(q.limit, 100),
       offset: q.offset,
-      "filter-by-modification-time": true,
+      "filter-by-modification-time": q.byModificationTime,
     });
   },
 

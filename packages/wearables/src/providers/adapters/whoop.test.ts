@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { startWhoopStandIn, type WhoopStandIn, whoopRecordsOf } from "../../testing/standins/whoop.ts";
-import { connectToStandIn } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery } from "../../testing/vendorHarness.ts";
 import { type PushRequest, VendorAuthError } from "../types.ts";
 import { mapWhoopWorkout, whoop } from "./whoop.ts";
 
@@ -163,11 +163,15 @@ describe("whoop adapter", () => {
 
   it("passes the raw workout list through, and answers 400 on a limit over 25", async () => {
     const h = await connectToStandIn({ adapter: whoop, origin: cloud.origin, credentials, login: "10129" });
-    const raw = (await whoop.listRawWorkouts?.(h.client, h.urls, {
-      since: window.start / 1000,
-      limit: 30,
-      offset: 2,
-    })) as {
+    const raw = (await whoop.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({
+        since: window.start / 1000,
+        limit: 30,
+        offset: 2,
+      }),
+    )) as {
       records: { id: string; sport_name: string }[];
     };
     expect(raw.records).toHaveLength(30);

@@ -315,14 +315,17 @@ export const whoop: VendorAdapter = {
     return { providerUserId: String(me.user_id), providerUsername: me.email };
   },
 
-  async fetchPage({ client, urls, kind, window, cursor }) {
+  queryKnobs: { sync: ["limit"], workouts: ["limit", "offset"] },
+
+  async fetchPage({ client, urls, kind, window, cursor, query }) {
     const path = PATH[kind];
     const records: MappedRecords = { workouts: [], sleeps: [], samples: [] };
     if (!path) return { records, fetched: 0, nextCursor: null };
     const page = await client.getJson<WhoopPage<unknown>>(`${urls.apiBase}/v2/${path}`, {
       start: new Date(window.start).toISOString(),
       end: new Date(window.end).toISOString(),
-      limit: LIMIT,
+      // The sync's `limit` is the page size, within WHOOP's maximum of 25.
+      limit: Math.min(query?.limit ?? LIMIT, LIMIT),
       nextToken: cursor ?? undefined,
     });
     for (const item of page.records) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seriesTypeByCode } from "../../domain/seriesTypes.ts";
 import { startWithingsStandIn, type WithingsStandIn } from "../../testing/standins/withings.ts";
-import { connectToStandIn, receivePush } from "../../testing/vendorHarness.ts";
+import { connectToStandIn, rawWorkoutsQuery, receivePush } from "../../testing/vendorHarness.ts";
 import { VendorAuthError, VendorHttpError } from "../types.ts";
 import { withings } from "./withings.ts";
 
@@ -129,13 +129,33 @@ describe("withings adapter", () => {
   it("passes the raw workout list through (changed since `since`)", async () => {
     const h = await connectToStandIn({ adapter: withings, origin: cloud.origin, credentials });
     const since = Date.parse("2026-03-10T00:00:00Z") / 1000;
-    const raw = (await withings.listRawWorkouts?.(h.client, h.urls, { since, limit: 50, offset: 0 })) as {
+    const raw = (await withings.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, limit: 50, offset: 0 }),
+    )) as {
       series: { id: number }[];
       more: boolean;
     };
     expect(raw.series[0]?.id).toBe(920522);
     expect(raw.series.length).toBe(5);
     expect(raw.more).toBe(true);
+  });
+
+  it("lists workouts by day (startdateymd/enddateymd) when not by modification time, with the offset", async () => {
+    const h = await connectToStandIn({ adapter: withings, origin: cloud.origin, credentials });
+    const since = Date.parse("2026-03-10T00:00:00Z") / 1000;
+    await withings.listRawWorkouts?.(
+      h.client,
+      h.urls,
+      rawWorkoutsQuery({ since, byModificationTime: false, offset: 5 }),
+    );
+    const asked = cloud.seen("/v2/measure").at(-1);
+    expect(asked).toMatchObject({ action: "getworkouts", startdateymd: "2026-03-10", offset: "5" });
+    expect(asked?.lastupdate).toBeUndefined();
+    await withings.listRawWorkouts?.(h.client, h.urls, rawWorkoutsQuery({ since }));
+    expect(cloud.seen("/v2/measure").at(-1)).toMatchObject({ action: "getworkouts", lastupdate: String(since) });
+    expect(cloud.seen("/v2/measure").at(-1)?.startdateymd).toBeUndefined();
   });
 
   it("answers VendorAuthError when the grant was revoked", async () => {

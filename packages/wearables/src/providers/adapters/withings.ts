@@ -427,11 +427,18 @@ export const withings: VendorAdapter = {
     return fetchActivity(client, urls.apiBase, window, cursor);
   },
 
+  // getworkouts pages by `offset` and filters by `lastupdate` (modification) or by days (`startdateymd`/
+  // `enddateymd`): the passthrough takes both knobs; it has no page size.
+  queryKnobs: { workouts: ["offset", "filter_by_modification_time"] },
+
   listRawWorkouts(client, urls, q) {
+    const since = q.since > 0 ? q.since : Math.floor(Date.now() / 1000) - 30 * 86_400;
     return call(client, `${urls.apiBase}/v2/measure`, {
       action: "getworkouts",
-      // `lastupdate` lists what changed since (epoch seconds), as the passthrough's `since` means.
-      lastupdate: q.since > 0 ? q.since : Math.floor(Date.now() / 1000) - 30 * 86_400,
+      // `lastupdate` lists what changed since (epoch seconds); else the workouts of the days from `since` to today.
+      ...(q.byModificationTime
+        ? { lastupdate: since }
+        : { startdateymd: ymd(since * 1000), enddateymd: ymd(Date.now()) }),
       ...(q.offset ? { offset: q.offset } : {}),
     });
   },

@@ -3,7 +3,8 @@
  * (`/oauth2/authorization`, `/v2/oauth2/token`), Basic client authentication, `x_user_id` in the token answer,
  * long-lived access tokens and no refresh token; the data routes an adapter reads, with deterministic data per
  * user and day (every user lives in UTC+2):
- * - `GET /v3/exercises` → the last 30 days' exercises;
+ * - `GET /v3/exercises?samples&zones&route` → the last 30 days' exercises, with heart rate samples (one a second,
+ *   `sample_type` 0), heart rate zones and the route when asked (`true`);
  * - `GET /v3/users/sleep/available` and `GET /v3/users/sleep/{date}` → the last 28 nights;
  * - `GET /v3/users/activities?from&to` and `GET /v3/users/continuous-heart-rate?from&to` (inclusive dates, at most 28
  *   days, activities' `from` at most 365 days ago; 400 otherwise).
@@ -72,6 +73,45 @@ export function polarExerciseOf(user: string, day: number) {
     has_route: s.speed > 0,
     detailed_sport_info: s.detailed_sport_info,
   };
+}
+
+type PolarExerciseFixture = NonNullable<ReturnType<typeof polarExerciseOf>>;
+const exerciseSeconds = (e: PolarExerciseFixture) => {
+  const m = /^PT(\d+)M(\d+)S$/.exec(e.duration);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : 0;
+};
+
+/** AccessLink's `samples` of an exercise: heart rate (type 0) a second at a time, speed (type 1) every 5 s. */
+export function polarExerciseSamplesOf(e: PolarExerciseFixture) {
+  const seconds = Math.min(exerciseSeconds(e), 600); // the first ten minutes: enough for the tests
+  const hr: string[] = [];
+  for (let i = 0; i < seconds; i++) hr.push(i === 3 ? "" : String(100 + (i % 40)));
+  const speed: string[] = [];
+  for (let i = 0; i < seconds; i += 5) speed.push("10.5");
+  return [
+    { recording_rate: 1, sample_type: "0", data: hr.join(",") },
+    { recording_rate: 5, sample_type: "1", data: speed.join(",") },
+  ];
+}
+
+export function polarZonesOf(e: PolarExerciseFixture) {
+  const s = exerciseSeconds(e);
+  return [100, 120, 140, 160, 180].map((lower, index) => ({
+    index,
+    lower_limit: lower,
+    upper_limit: lower + 20,
+    in_zone: `PT${Math.floor(s / 5 / 60)}M`,
+  }));
+}
+
+/** The route of an outdoor exercise (a few points in Helsinki, times from the start). */
+export function polarRouteOf() {
+  return [0, 60, 120].map((t, i) => ({
+    latitude: 60.17 + i * 0.001,
+    longitude: 24.94 + i * 0.001,
+    time: `PT${t}S`,
+    satellites: 9,
+  }));
 }
 
 /** The night ending on `date` (UTC day number of the wake-up day). */
@@ -208,11 +248,18 @@ function polarRoutes(cloud: VendorCloud) {
     };
   cloud.app.get(
     "/v3/exercises",
-    guarded((user) => {
+    guarded((user, req) => {
+      const q = req.query as Record<string, string | undefined>;
       const out = [];
       for (let d = today() - 30; d <= today(); d++) {
         const e = polarExerciseOf(user, d);
-        if (e && Date.parse(e.upload_time) <= Date.now()) out.push(e);
+        if (e && Date.parse(e.upload_time) <= Date.now())
+          out.push({
+            ...e,
+            ...(q.samples === "true" ? { samples: polarExerciseSamplesOf(e) } : {}),
+            ...(q.zones === "true" ? { heart_rate_zones: polarZonesOf(e) } : {}),
+            ...(q.route === "true" && e.has_route ? { route: polarRouteOf() } : {}),
+          });
       }
       return out;
     }),
