@@ -30,6 +30,7 @@ import { createUsersService, type UsersService } from "./services/users.ts";
 import { createSummariesRepository } from "./store/summariesRepository.ts";
 import { createUsersRepository } from "./store/usersRepository.ts";
 import { createProvidersModule, type ProvidersModule } from "./sync/providersModule.ts";
+import { createWebhooksModule, type WebhooksModule } from "./webhooks/webhooksModule.ts";
 
 export const BASE_PATH = "/api/v1";
 /** Whose data `platform wearables demo-data` writes when no user is named. */
@@ -59,17 +60,21 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
           : config.wearablesSandboxPort;
     return `http://${config.publicHost ?? config.host}:${port}`;
   };
+  const webhooks = createWebhooksModule({ config, db, logger: log });
   const providers = createProvidersModule({ config, db, logger: log, originOf });
   return {
     async createServer(host?: string) {
       const app =
         host === "sandbox"
           ? await providers.createSandboxServer()
-          : await createServer({ config, logger, apiKeys }, { users, read, summaries, imports, providers });
+          : await createServer({ config, logger, apiKeys }, { users, read, summaries, imports, providers, webhooks });
       listening.set(host === "sandbox" ? "sandbox" : "", app);
       return app;
     },
-    close: () => providers.close(),
+    close: async () => {
+      webhooks.close();
+      await providers.close();
+    },
     operatorCommands: {
       ...imports.operatorCommands,
       /** `{email?}` → the demo user (`demo@example.com` by default), created the first time. */
@@ -87,7 +92,12 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
       const worker = createJobWorker({
         db,
         logger: log,
-        queues: { [IMPORT_QUEUE]: imports.queue, [SCORES_QUEUE]: scores.queue, ...providers.queues },
+        queues: {
+          [IMPORT_QUEUE]: imports.queue,
+          [SCORES_QUEUE]: scores.queue,
+          ...providers.queues,
+          ...webhooks.queues,
+        },
         schedules: providers.schedules,
       });
       await worker.start();
@@ -98,6 +108,7 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
           imports: imports.status(),
           scores: scores.status(),
           providers: providers.status(),
+          webhooks: webhooks.status(),
         }),
       };
     },
@@ -112,6 +123,7 @@ async function createServer(
     summaries: SummariesService;
     imports: ImportsModule;
     providers: ProvidersModule;
+    webhooks: WebhooksModule;
   },
 ) {
   const app = await createHttpServer({
@@ -146,6 +158,7 @@ async function createServer(
       registerSummaryRoutes(typed, services.summaries);
       services.imports.registerRoutes(typed);
       services.providers.registerRoutes(typed);
+      services.webhooks.registerRoutes(typed);
     },
     { prefix: BASE_PATH },
   );

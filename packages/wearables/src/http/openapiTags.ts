@@ -4,10 +4,11 @@ export const usersTag = { name: "Users", description: "The people whose wearable
 import { dataReadTags } from "./dataRoutes.ts";
 import { providersTag } from "./oauth.ts";
 import { summariesTag } from "./summaries.ts";
+import { webhooksTag } from "./webhooks.ts";
 
 export const importsTag = {
   name: "Imports",
   description: "Apple Health exports and FIT, GPX and TCX workout files, imported in the background with progress.",
 };
 
-export const openapiTags = [usersTag, summariesTag, ...dataReadTags, providersTag, importsTag];
+export const openapiTags = [usersTag, summariesTag, ...dataReadTags, providersTag, importsTag, webhooksTag];

@@ -77,7 +77,7 @@ export interface MessageRead {
   timestamp: string;
   channels: string[] | null;
   tags: string[] | null;
-  payload: unknown;
+  payload: Record<string, unknown> | null;
 }
 
 const toMessageRead = (
@@ -90,7 +90,7 @@ const toMessageRead = (
   // The anchor's per-user Svix channel.
   channels: m.user_id ? [`user.${m.user_id}`] : null,
   tags: null,
-  payload: m.payload,
+  payload: m.payload as Record<string, unknown> | null,
 });
 
 const toAttemptRead = (a: AttemptRow) => ({
