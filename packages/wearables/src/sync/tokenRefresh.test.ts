@@ -80,10 +80,9 @@ async function connectedUser(login: string): Promise<string> {
 }
 
 /** Leases that count the acquisitions refused (another holder had the lease): a session waiting for the lock. */
-function countingLeases() {
+function countingLeases(seen: { refused: number }): Leases {
   const leases = createLeases({ db });
-  const seen = { refused: 0 };
-  const counting: Leases = {
+  return {
     ...leases,
     async acquire(parameters) {
       const lease = await leases.acquire(parameters);
@@ -91,23 +90,29 @@ function countingLeases() {
       return lease;
     },
   };
-  return { leases: counting, seen };
 }
 
 /**
  * One instance's vendor sessions: its own store, leases and rate counter on the shared database. Its token
- * requests wait until the other instance waits for the lock (`otherWaiting`), so the two truly contend.
+ * requests wait until the other instance has waited for the lock, or sent a token request of its own: the
+ * two truly contend, and a second refresh (the bug) reaches the vendor instead of hanging here.
  */
-function instance(otherWaiting: () => boolean) {
-  const { leases, seen } = countingLeases();
+function instance(other: () => { refused: number; tokenRequests: number }) {
+  const seen = { refused: 0, tokenRequests: 0 };
   const sessions = createVendorSessions({
     directory: createVendorDirectory({ config, sandboxOrigin: () => cloud.origin }),
     secrets: createConfiguredSecretBox(config),
     store: createConnectionsStore(db),
-    leases,
+    leases: countingLeases(seen),
     counter: createMemoryRateCounter(),
     async fetch(input, init) {
-      if (String(input).endsWith(TOKEN_PATH)) await waitFor("the other instance to wait for the lock", otherWaiting);
+      if (String(input).endsWith(TOKEN_PATH)) {
+        await waitFor("the other instance to wait for the lock", () => {
+          const o = other();
+          return o.refused > 0 || o.tokenRequests > 0;
+        });
+        seen.tokenRequests += 1;
+      }
       return fetch(input, init);
     },
   });
@@ -115,8 +120,8 @@ function instance(otherWaiting: () => boolean) {
 }
 
 function twoInstances() {
-  const a: ReturnType<typeof instance> = instance(() => b.seen.refused > 0);
-  const b: ReturnType<typeof instance> = instance(() => a.seen.refused > 0);
+  const a: ReturnType<typeof instance> = instance(() => b.seen);
+  const b: ReturnType<typeof instance> = instance(() => a.seen);
   return [a, b] as const;
 }
 
