@@ -142,14 +142,14 @@ export function createVendorSessions(p: {
     tokens: SessionTokens;
     interrupted: boolean;
   }): Promise<string> {
-    const { connection, tokens } = r;
+    const { adapter, urls, credentials, connection, tokens } = r;
     if (!tokens.refresh)
       throw new VendorAuthError(`Token expired and no refresh token available for ${connection.provider}`);
     if (!(await p.store.markRefreshStarted(connection.id)))
       throw new VendorAuthError(`the ${connection.provider} connection is not active`, "connection_inactive");
     let next: VendorTokens;
     try {
-      next = await refreshTokens({ ...r, refreshToken: tokens.refresh, fetch: p.fetch });
+      next = await refreshTokens({ adapter, urls, credentials, refreshToken: tokens.refresh, fetch: p.fetch });
     } catch (error) {
       throw await refreshFailure(error, connection, r.interrupted);
     }
