@@ -289,8 +289,24 @@ export class VendorHttpError extends Error {
 }
 export type VendorHttpErrorType = VendorHttpError;
 
+/**
+ * Why a connection's tokens are of no more use (the connection's `status_reason` once revoked):
+ * - `refresh_failed`: the vendor refused the refresh (the anchor's `connection.revoked` reason);
+ * - `refresh_interrupted`: refused after an earlier refresh was interrupted between the vendor's answer and its
+ *   storing (its refresh token was rotated away): the user must authorize again;
+ * - `tokens_refused`: the vendor refused a freshly refreshed access token;
+ * - `connection_inactive`: the connection was revoked already (by another holder, a disconnect, a push).
+ */
+export type VendorAuthReason = "refresh_failed" | "refresh_interrupted" | "tokens_refused" | "connection_inactive";
+
 /** The vendor refused the connection's tokens and refresh failed: the connection is revoked. */
 export class VendorAuthError extends Error {
   override name = "VendorAuthError";
+  constructor(
+    message: string,
+    readonly reason: VendorAuthReason = "refresh_failed",
+  ) {
+    super(message);
+  }
 }
 export type VendorAuthErrorType = VendorAuthError;

@@ -82,7 +82,7 @@ export function createVendorClient(p: CreateVendorClientParameters): VendorClien
         }
       } else await res.body?.cancel();
       if (res.status === 401 || p.isAuthFailure?.(body)) {
-        if (refreshed) throw new VendorAuthError(`the vendor refused a fresh access token at ${url}`);
+        if (refreshed) throw new VendorAuthError(`the vendor refused a fresh access token at ${url}`, "tokens_refused");
         refreshed = true;
         await p.refresh();
         attempt -= 1; // a refresh is not a retry of the budgeted kind

@@ -37,7 +37,7 @@ export function createProviderPush(p: {
           outcome.connections += 1;
           await p.db.transaction(async (tx) => {
             if (notice.deauthorized) {
-              await p.connections.revoke(tx, c.id, "revoked");
+              await p.connections.revoke(tx, c.id, "revoked", "deauthorized");
               outcome.revoked += 1;
               return;
             }

@@ -66,6 +66,16 @@ export interface UpsertConnectionInput {
   tokenExpiresAt: Date | null;
 }
 
+/** A connection's tokens as stored, read again under its refresh lease. */
+export interface StoredTokens {
+  status: "active" | "revoked" | "expired";
+  access_token_sealed: string | null;
+  refresh_token_sealed: string | null;
+  token_expires_at: Date | null;
+  /** Set while a refresh is under way; still set after its holder died before storing the answer. */
+  refresh_started_at: Date | null;
+}
+
 const FOR_SYNC = `id, user_id, provider, provider_user_id, status, access_token_sealed, refresh_token_sealed,
   token_expires_at, synced_from, synced_until, last_synced_at`;
 
@@ -82,7 +92,7 @@ export function createConnectionsStore(db: Queryable) {
            provider_username = coalesce(EXCLUDED.provider_username, wearables.user_connections.provider_username),
            scope = EXCLUDED.scope, access_token_sealed = EXCLUDED.access_token_sealed,
            refresh_token_sealed = EXCLUDED.refresh_token_sealed, token_expires_at = EXCLUDED.token_expires_at,
-           status = 'active', updated_at = now()
+           status = 'active', status_reason = NULL, refresh_started_at = NULL, updated_at = now()
          RETURNING id, (xmax = 0) AS created`,
         [
           c.userId,
@@ -128,24 +138,58 @@ export function createConnectionsStore(db: Queryable) {
         [providers],
       );
     },
-    /** New tokens after a refresh; a vendor that did not rotate the refresh token keeps the old one. */
+    /** The tokens as stored now, for a refresh that must not act on a copy another holder made stale. */
+    async readTokens(id: string): Promise<StoredTokens | undefined> {
+      const [row] = await db.query<StoredTokens>(
+        `SELECT status, access_token_sealed, refresh_token_sealed, token_expires_at, refresh_started_at
+         FROM wearables.user_connections WHERE id = $1`,
+        [id],
+      );
+      return row;
+    },
+    /**
+     * Just before a refresh request (under the connection's refresh lease): the marker a later holder finds set
+     * if this one dies before storing the answer. False when the connection is no longer active.
+     */
+    async markRefreshStarted(id: string): Promise<boolean> {
+      const rows = await db.query(
+        `UPDATE wearables.user_connections SET refresh_started_at = now()
+         WHERE id = $1 AND status = 'active' RETURNING 1`,
+        [id],
+      );
+      return rows.length > 0;
+    },
+    /** The vendor answered the refresh with an error: no tokens were issued, nothing was interrupted. */
+    async clearRefreshMarker(id: string) {
+      await db.query("UPDATE wearables.user_connections SET refresh_started_at = NULL WHERE id = $1", [id]);
+    },
+    /**
+     * New tokens after a refresh, and the refresh marker cleared, in one statement: the vendor voided the old
+     * refresh token, so nothing may come between its answer and this. A vendor that did not rotate the refresh
+     * token keeps the old one. A connection revoked meanwhile (disconnect, deauthorization) stays revoked.
+     */
     async updateTokens(
       id: string,
       t: { accessTokenSealed: string; refreshTokenSealed: string | null; expiresAt: Date | null },
     ) {
       await db.query(
         `UPDATE wearables.user_connections SET access_token_sealed = $2,
-           refresh_token_sealed = coalesce($3, refresh_token_sealed), token_expires_at = $4, updated_at = now()
-         WHERE id = $1`,
+           refresh_token_sealed = coalesce($3, refresh_token_sealed), token_expires_at = $4,
+           refresh_started_at = NULL, updated_at = now()
+         WHERE id = $1 AND status = 'active'`,
         [id, t.accessTokenSealed, t.refreshTokenSealed, t.expiresAt],
       );
     },
-    /** The vendor refused the tokens, or the user disconnected: tokens forgotten, status kept for the record. */
-    async revoke(q: Queryable, id: string, status: "revoked" | "expired" = "revoked") {
+    /**
+     * The vendor refused the tokens, or the user disconnected: tokens forgotten, status kept for the record,
+     * with why (`reason`, e.g. `refresh_failed`, `refresh_interrupted`, `deauthorized`).
+     */
+    async revoke(q: Queryable, id: string, status: "revoked" | "expired" = "revoked", reason: string | null = null) {
       await q.query(
-        `UPDATE wearables.user_connections SET status = $2, access_token_sealed = NULL, refresh_token_sealed = NULL,
-           token_expires_at = NULL, updated_at = now() WHERE id = $1`,
-        [id, status],
+        `UPDATE wearables.user_connections SET status = $2, status_reason = $3, access_token_sealed = NULL,
+           refresh_token_sealed = NULL, token_expires_at = NULL, refresh_started_at = NULL, updated_at = now()
+         WHERE id = $1`,
+        [id, status, reason],
       );
     },
     /**

@@ -13,6 +13,7 @@ import {
   type Config,
   createConfiguredSecretBox,
   createHttpServer,
+  createLeases,
   createRateCounter,
   type Database,
   type HttpServer,
@@ -75,7 +76,14 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
   const connectionsStore = createConnectionsStore(db);
   const runs = createSyncRunsRepository(db);
   const counter = createRateCounter(config.redisUrl);
-  const sessions = createVendorSessions({ directory, secrets, store: connectionsStore, counter, fetch: p.fetch });
+  const sessions = createVendorSessions({
+    directory,
+    secrets,
+    store: connectionsStore,
+    leases: createLeases({ db }),
+    counter,
+    fetch: p.fetch,
+  });
   const sync = createProviderSyncService({ db, directory, connections: connectionsStore, runs });
   const apiBaseUrl = () => `${(config.wearablesPublicUrl ?? p.originOf("")).replace(/\/+$/, "")}/api/v1`;
   const connections = createProviderConnections({

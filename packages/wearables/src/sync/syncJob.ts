@@ -16,7 +16,9 @@
  *
  * Ends:
  * - every kind done → run `completed/success`, the connection's `last_synced_at` and synced span move;
- * - the vendor refuses the tokens and their refresh → connection `revoked` (tokens forgotten), run `failed`;
+ * - the vendor refuses the tokens and their refresh → connection `revoked` (tokens forgotten) with the reason
+ *   (`refresh_failed`, or `refresh_interrupted` when an earlier refresh died before storing its answer), run
+ *   `failed`;
  * - any other error → the job retries with backoff (run stays `in_progress`, the error is an event); after
  *   its last attempt the run is `failed` (also when that attempt times out or loses its claim: its job is dead).
  */
@@ -153,17 +155,22 @@ export function createSyncJob(p: CreateSyncJobParameters) {
       if (error instanceof VendorAuthError) {
         await p.db.transaction(async (tx) => {
           await job.assertHeld(tx);
-          await p.connections.revoke(tx, connection.id, "revoked");
+          // Revoked already (by another holder, a disconnect, a push): its status and reason stay as they are.
+          if (error.reason !== "connection_inactive")
+            await p.connections.revoke(tx, connection.id, "revoked", error.reason);
           await p.runs.finish(tx, run, {
             status: "failed",
-            message: "the vendor refused the connection's tokens",
-            error: error.message,
+            message:
+              error.reason === "refresh_interrupted"
+                ? "a token refresh was interrupted before its answer was stored: authorize the connection again"
+                : "the vendor refused the connection's tokens",
+            error: `${error.reason}: ${error.message}`,
           });
           await job.complete(tx);
         });
         counters.failed += 1;
         log.warn(
-          { runId: run.id, provider: run.provider, err: error },
+          { runId: run.id, provider: run.provider, reason: error.reason, err: error },
           "connection revoked: the vendor refused its tokens",
         );
         return;

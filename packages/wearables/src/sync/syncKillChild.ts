@@ -9,6 +9,7 @@
 import {
   createConfiguredSecretBox,
   createJobWorker,
+  createLeases,
   createLogger,
   createMemoryRateCounter,
   loadConfig,
@@ -38,6 +39,7 @@ const sessions = createVendorSessions({
   directory,
   secrets: createConfiguredSecretBox(config),
   store,
+  leases: createLeases({ db }),
   counter: createMemoryRateCounter(),
 });
 /** When this process's current run of the job began (for the PAGE lines' times). */
