@@ -32,6 +32,11 @@ export const DELIVERY_JOB_ATTEMPTS = 10;
 export interface WebhookOutbox {
   /** Writes what endpoints want of `events`; answers how many messages were written. */
   emit(tx: Queryable, events: readonly WebhookEvent[]): Promise<number>;
+  /**
+   * Which event types of `userId` some enabled endpoint wants (a predicate), or undefined when none wants any:
+   * writers skip building events nobody receives.
+   */
+  interest(tx: Queryable, userId: string | null): Promise<((type: string) => boolean) | undefined>;
 }
 
 /** Whether an endpoint receives an event: its user (if scoped) and its event types (if filtered). */
@@ -46,6 +51,16 @@ export function createWebhookOutbox(p: {
   messages: WebhookMessagesRepository;
 }): WebhookOutbox {
   return {
+    async interest(tx, userId) {
+      const endpoints = (await p.endpoints.enabledFilters(tx)).filter(
+        (e) => e.user_id === null || e.user_id === userId,
+      );
+      if (endpoints.length === 0) return undefined;
+      if (endpoints.some((e) => !e.filter_types?.length)) return () => true;
+      const types = new Set(endpoints.flatMap((e) => e.filter_types ?? []));
+      return (type) => types.has(type);
+    },
+
     async emit(tx, events) {
       if (events.length === 0) return 0;
       const endpoints = await p.endpoints.enabledFilters(tx);
