@@ -61,7 +61,7 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
     return `http://${config.publicHost ?? config.host}:${port}`;
   };
   const webhooks = createWebhooksModule({ config, db, logger: log });
-  const providers = createProvidersModule({ config, db, logger: log, originOf });
+  const providers = createProvidersModule({ config, db, logger: log, originOf, outbox: webhooks.outbox });
   return {
     async createServer(host?: string) {
       const app =

@@ -14,6 +14,8 @@ import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { OAuthStatesRepository } from "../store/oauthStatesRepository.ts";
 import type { UsersRepository } from "../store/usersRepository.ts";
 import { tokenAssociatedData } from "../sync/vendorSession.ts";
+import { connectionCreated, connectionRevoked } from "../webhooks/webhookEvents.ts";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { type ProviderSyncService, SyncRequestError } from "./providerSync.ts";
 
 /** The anchor's state lifetime (`oauth_state:{state}`, 900 s). */
@@ -31,6 +33,8 @@ export interface ProviderConnectionsParameters {
   connections: ConnectionsStore;
   users: Pick<UsersRepository, "get">;
   sync: ProviderSyncService;
+  /** Where `connection.created` and `connection.revoked` (a disconnect) go. */
+  outbox: WebhookOutbox;
   /** `<public origin>/api/v1`: the callback is `<it>/oauth/<provider>/callback`. */
   apiBaseUrl: () => string;
   historicalDaysOnConnect: number;
@@ -145,6 +149,10 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
             : null,
           tokenExpiresAt: tokens.expiresAt ? new Date(tokens.expiresAt) : null,
         });
+        // Also on a reconnect (the anchor's #1223): each authorization is a new `connected_at`.
+        await p.outbox.emit(tx, [
+          connectionCreated({ userId: stored.user_id, provider, connectionId: id, at: new Date() }),
+        ]);
         const days = Math.min(p.historicalDaysOnConnect, adapter.maxHistoricalDays ?? p.historicalDaysOnConnect);
         if (days > 0) {
           const connection = await p.connections.get(id, tx);
@@ -188,6 +196,16 @@ export function createProviderConnections(p: ProviderConnectionsParameters) {
       await p.db.transaction(async (tx) => {
         if (o.deleteData) await p.connections.deleteProviderData(tx, userId, provider);
         await p.connections.remove(tx, connection.id);
+        if (connection.status === "active")
+          await p.outbox.emit(tx, [
+            connectionRevoked({
+              userId,
+              provider,
+              connectionId: connection.id,
+              at: new Date(),
+              reason: "disconnected",
+            }),
+          ]);
       });
     },
   };

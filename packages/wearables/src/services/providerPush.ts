@@ -11,7 +11,11 @@ import type { Database } from "@platform/kernel";
 import type { PushNotice } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { SyncRunsRepository } from "../store/syncRunsRepository.ts";
+import type { SyncRunLifecycle } from "../sync/syncRunLifecycle.ts";
 import { writeMappedRecords } from "../sync/writeMappedRecords.ts";
+import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
+import { connectionRevoked } from "../webhooks/webhookEvents.ts";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import type { ProviderSyncService } from "./providerSync.ts";
 
 export interface PushOutcome {
@@ -26,7 +30,10 @@ export function createProviderPush(p: {
   db: Database;
   connections: ConnectionsStore;
   runs: SyncRunsRepository;
+  lifecycle: SyncRunLifecycle;
   sync: ProviderSyncService;
+  writer: HealthDataWriter;
+  outbox: WebhookOutbox;
 }) {
   return {
     async handle(provider: string, notices: readonly PushNotice[]): Promise<PushOutcome> {
@@ -38,6 +45,15 @@ export function createProviderPush(p: {
           await p.db.transaction(async (tx) => {
             if (notice.deauthorized) {
               await p.connections.revoke(tx, c.id, "revoked", "deauthorized");
+              await p.outbox.emit(tx, [
+                connectionRevoked({
+                  userId: c.user_id,
+                  provider,
+                  connectionId: c.id,
+                  at: new Date(),
+                  reason: "deauthorized",
+                }),
+              ]);
               outcome.revoked += 1;
               return;
             }
@@ -66,14 +82,15 @@ export function createProviderPush(p: {
                 windowEnd: new Date(end),
                 message: "pushed by the vendor",
               });
-              const written = await writeMappedRecords(tx, {
+              await p.lifecycle.start(tx, run);
+              const written = await writeMappedRecords(tx, p.writer, {
                 userId: c.user_id,
                 provider,
                 connectionId: c.id,
                 records: r,
               });
               outcome.written += written;
-              await p.runs.finish(
+              await p.lifecycle.finish(
                 tx,
                 { ...run, items_processed: written },
                 { status: "success", message: `wrote ${written} pushed records` },

@@ -35,10 +35,16 @@ import { createProviderConnections, type ProviderConnections } from "../services
 import { createProviderPush } from "../services/providerPush.ts";
 import { createProviderSyncService, type ProviderSyncService } from "../services/providerSync.ts";
 import { createConnectionsStore } from "../store/connectionsRepository.ts";
+import { createHealthDataWriter } from "../store/healthDataWriter.ts";
 import { createOAuthStatesRepository } from "../store/oauthStatesRepository.ts";
 import { createSyncRunsRepository } from "../store/syncRunsRepository.ts";
 import { createUsersRepository } from "../store/usersRepository.ts";
+import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
+import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
+import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
+import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { createSyncJob, SYNC_QUEUE } from "./syncJob.ts";
+import { createSyncRunLifecycle } from "./syncRunLifecycle.ts";
 import { createVendorSessions } from "./vendorSession.ts";
 
 export const SCHEDULED_SYNC_QUEUE = "wearables.sync-schedule";
@@ -49,6 +55,8 @@ export interface CreateProvidersModuleParameters {
   logger: Logger;
   /** Where a host of the service listens now (`""` the API, `"sandbox"` the sandbox), for URLs not configured. */
   originOf(host: "" | "sandbox"): string;
+  /** Where connection, sync and data events go (default: an outbox of its own; it keeps no state). */
+  outbox?: WebhookOutbox;
   fetch?: typeof fetch;
 }
 
@@ -75,6 +83,11 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
   const directory = createVendorDirectory({ config, sandboxOrigin: () => p.originOf("sandbox") });
   const connectionsStore = createConnectionsStore(db);
   const runs = createSyncRunsRepository(db);
+  const outbox =
+    p.outbox ??
+    createWebhookOutbox({ endpoints: createWebhookEndpointsRepository(), messages: createWebhookMessagesRepository() });
+  const writer = withWebhookEvents(createHealthDataWriter(), outbox);
+  const lifecycle = createSyncRunLifecycle({ runs, outbox });
   const counter = createRateCounter(config.redisUrl);
   const sessions = createVendorSessions({
     directory,
@@ -94,13 +107,23 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
     connections: connectionsStore,
     users: createUsersRepository(db),
     sync,
+    outbox,
     apiBaseUrl,
     historicalDaysOnConnect: config.wearablesHistoricalDaysOnConnect,
     budgetOf: (adapter) => sessions.budgetOf(adapter),
     fetch: p.fetch,
   });
-  const push = createProviderPush({ db, connections: connectionsStore, runs, sync });
-  const syncJob = createSyncJob({ db, logger: log, runs, connections: connectionsStore, sessions });
+  const push = createProviderPush({ db, connections: connectionsStore, runs, lifecycle, sync, writer, outbox });
+  const syncJob = createSyncJob({
+    db,
+    logger: log,
+    runs,
+    connections: connectionsStore,
+    sessions,
+    lifecycle,
+    writer,
+    outbox,
+  });
   const scheduled = { passes: 0, queued: 0 };
 
   const pullProviders = () =>
@@ -125,7 +148,7 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
       for (const run of stuck) {
         const dead = deadJobs.get(run.id);
         await db.transaction((tx) =>
-          runs.finish(tx, run, {
+          lifecycle.finish(tx, run, {
             status: "failed",
             message: `its job died after ${dead?.attempts ?? 0} attempts`,
             error: dead?.last_error ?? "job dead",

@@ -33,6 +33,10 @@ import {
 import { type SyncKind, VendorAuthError, type VendorQuery } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
 import type { SyncRunRow, SyncRunsRepository } from "../store/syncRunsRepository.ts";
+import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
+import { connectionRevoked, type WebhookEvent } from "../webhooks/webhookEvents.ts";
+import type { WebhookOutbox } from "../webhooks/webhookOutbox.ts";
+import type { SyncRunLifecycle } from "./syncRunLifecycle.ts";
 import type { VendorSessions } from "./vendorSession.ts";
 import { writeMappedRecords } from "./writeMappedRecords.ts";
 
@@ -53,6 +57,11 @@ export interface CreateSyncJobParameters {
   runs: SyncRunsRepository;
   connections: ConnectionsStore;
   sessions: VendorSessions;
+  /** Starts and ends runs with their webhook events. */
+  lifecycle: SyncRunLifecycle;
+  /** The health data writer pages go through (with webhook events). */
+  writer: HealthDataWriter;
+  outbox: WebhookOutbox;
   /** Hook for kill tests: called after each committed page. */
   afterPage?: (run: SyncRunRow, pages: number) => Promise<void> | void;
 }
@@ -67,7 +76,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
     const connection = run.connection_id ? await p.connections.get(run.connection_id) : undefined;
     if (connection?.status !== "active") {
       await p.db.transaction(async (tx) => {
-        await p.runs.finish(tx, run, {
+        await p.lifecycle.finish(tx, run, {
           status: "failed",
           message: "the connection is not active",
           error: "connection_inactive",
@@ -78,7 +87,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
     }
     await p.db.transaction(async (tx) => {
       await job.assertHeld(tx);
-      await p.runs.start(tx, run);
+      await p.lifecycle.start(tx, run);
     });
     const window = { start: run.window_start.getTime(), end: run.window_end.getTime() };
     try {
@@ -103,7 +112,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
           let continued = false;
           await p.db.transaction(async (tx) => {
             await job.assertHeld(tx);
-            const written = await writeMappedRecords(tx, {
+            const written = await writeMappedRecords(tx, p.writer, {
               userId: run.user_id,
               provider: run.provider,
               connectionId: connection.id,
@@ -145,7 +154,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
       }
       await p.db.transaction(async (tx) => {
         await job.assertHeld(tx);
-        await p.runs.finish(tx, run, { status: "success", message: `synced ${run.items_processed} records` });
+        await p.lifecycle.finish(tx, run, { status: "success", message: `synced ${run.items_processed} records` });
         await p.connections.markSynced(tx, connection.id, { start: run.window_start, end: run.window_end });
         await job.complete(tx);
       });
@@ -156,9 +165,18 @@ export function createSyncJob(p: CreateSyncJobParameters) {
         await p.db.transaction(async (tx) => {
           await job.assertHeld(tx);
           // Revoked already (by another holder, a disconnect, a push): its status and reason stay as they are.
-          if (error.reason !== "connection_inactive")
+          if (error.reason !== "connection_inactive") {
             await p.connections.revoke(tx, connection.id, "revoked", error.reason);
-          await p.runs.finish(tx, run, {
+            const revoked: WebhookEvent = connectionRevoked({
+              userId: run.user_id,
+              provider: run.provider,
+              connectionId: connection.id,
+              at: new Date(),
+              reason: error.reason,
+            });
+            await p.outbox.emit(tx, [revoked]);
+          }
+          await p.lifecycle.finish(tx, run, {
             status: "failed",
             message:
               error.reason === "refresh_interrupted"
@@ -182,7 +200,7 @@ export function createSyncJob(p: CreateSyncJobParameters) {
       const message = error instanceof Error ? error.message : String(error);
       if (job.attempt >= job.maxAttempts) {
         await p.db.transaction(async (tx) => {
-          await p.runs.finish(tx, run, {
+          await p.lifecycle.finish(tx, run, {
             status: "failed",
             message: `failed after ${job.attempt} attempts`,
             error: message,

@@ -18,9 +18,15 @@ import {
 import { type KillTestDatabaseLocation, startKillTestChild } from "@platform/kernel/testing";
 import { createVendorDirectory } from "../providers/registry.ts";
 import { createConnectionsStore } from "../store/connectionsRepository.ts";
+import { createHealthDataWriter } from "../store/healthDataWriter.ts";
 import { createSyncRunsRepository } from "../store/syncRunsRepository.ts";
+import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
+import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { waitFor } from "../testing/jobWorkers.ts";
+import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
+import { createWebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { createSyncJob, SYNC_QUEUE, type SyncJobPayload } from "./syncJob.ts";
+import { createSyncRunLifecycle } from "./syncRunLifecycle.ts";
 import { createVendorSessions } from "./vendorSession.ts";
 
 export interface SyncChildConfig extends KillTestDatabaseLocation {
@@ -44,12 +50,20 @@ const sessions = createVendorSessions({
 });
 /** When this process's current run of the job began (for the PAGE lines' times). */
 let ranAt = performance.now();
+// The service's own wiring: data with its webhook events, runs with theirs.
+const outbox = createWebhookOutbox({
+  endpoints: createWebhookEndpointsRepository(),
+  messages: createWebhookMessagesRepository(),
+});
 const sync = createSyncJob({
   db,
   logger,
   runs,
   connections: store,
   sessions,
+  lifecycle: createSyncRunLifecycle({ runs, outbox }),
+  writer: withWebhookEvents(createHealthDataWriter(), outbox),
+  outbox,
   afterPage(run, pages) {
     process.stdout.write(`PAGE ${pages} ${run.items_processed} +${Math.round(performance.now() - ranAt)}ms\n`);
   },

@@ -6,9 +6,8 @@
 import type { Queryable } from "@platform/kernel";
 import { wakeDate } from "../domain/sleepDay.ts";
 import type { MappedRecords, PageSource } from "../providers/types.ts";
-import { createHealthDataWriter, type DataSourceRef, type SampleInput } from "../store/healthDataWriter.ts";
-
-const writer = createHealthDataWriter();
+import type { DataSourceRef, SampleInput } from "../store/healthDataWriter.ts";
+import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
 
 export interface WriteMappedRecordsParameters {
   userId: string;
@@ -18,7 +17,11 @@ export interface WriteMappedRecordsParameters {
 }
 
 /** Answers how many rows were written (samples new or changed, events upserted). */
-export async function writeMappedRecords(tx: Queryable, p: WriteMappedRecordsParameters): Promise<number> {
+export async function writeMappedRecords(
+  tx: Queryable,
+  writer: HealthDataWriter,
+  p: WriteMappedRecordsParameters,
+): Promise<number> {
   const sources = new Map<string, Promise<DataSourceRef>>();
   const sourceOf = (s: PageSource) => {
     const key = JSON.stringify([s.deviceModel ?? null, s.source ?? null]);
