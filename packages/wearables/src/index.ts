@@ -47,7 +47,8 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
   const users = createUsersService(createUsersRepository(db));
   const read = createDataReadServices({ db });
   const summaries = createSummariesService({ repository: createSummariesRepository(db) });
-  const imports = createImportsModule({ db, logger: log.child({ job: "imports" }) });
+  const webhooks = createWebhooksModule({ config, db, logger: log });
+  const imports = createImportsModule({ db, logger: log.child({ job: "imports" }), outbox: webhooks.outbox });
   // Where each host listens, for the URLs the configuration does not set (the OAuth callback, the sandbox).
   const listening = new Map<"" | "sandbox", HttpServer>();
   const originOf = (host: "" | "sandbox") => {
@@ -60,7 +61,6 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
           : config.wearablesSandboxPort;
     return `http://${config.publicHost ?? config.host}:${port}`;
   };
-  const webhooks = createWebhooksModule({ config, db, logger: log });
   const providers = createProvidersModule({ config, db, logger: log, originOf, outbox: webhooks.outbox });
   return {
     async createServer(host?: string) {

@@ -37,7 +37,7 @@ interface AnchorDigest {
   schemas: Record<string, Json>;
 }
 
-/** Anchor operations the issue ("Wearables, part 3") asks us to add beyond those we serve. */
+/** Anchor operations the issues ("Wearables", parts 3 and 4) ask us to add beyond those we serve. */
 const REQUIRED_OPERATIONS = [
   "PATCH /users/{}",
   "DELETE /users/{}",
@@ -56,6 +56,17 @@ const REQUIRED_OPERATIONS = [
   "GET /users/{}/sync/recent",
   "GET /users/{}/sync/stream",
   "GET /sync/runs",
+  // Wearables, part 4: webhooks.
+  "GET /webhooks/event-types",
+  "GET /webhooks/endpoints",
+  "POST /webhooks/endpoints",
+  "GET /webhooks/endpoints/{}",
+  "PATCH /webhooks/endpoints/{}",
+  "DELETE /webhooks/endpoints/{}",
+  "GET /webhooks/endpoints/{}/secret",
+  "GET /webhooks/messages",
+  "GET /webhooks/endpoints/{}/attempts",
+  "POST /webhooks/endpoints/{}/test",
 ];
 
 /** Gaps not closed yet, each with why (none now). Remove an entry when it is fixed (the test says which). */

@@ -42,6 +42,10 @@ import {
   type ImportJobsRepository,
   type ImportKind,
 } from "../store/importJobsRepository.ts";
+import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
+import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
+import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
+import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { importAppleHealth } from "./appleHealthImport.ts";
 import { DEFAULT_WORKOUT_FILE_PARSERS, importWorkoutFile, type WorkoutFileParsers } from "./workoutFile.ts";
 
@@ -98,6 +102,8 @@ export interface CreateImportQueueParameters {
   logger: Logger;
   /** FIT/GPX/TCX parsers by kind (default: `src/importers/*.ts`). */
   workoutFileParsers?: WorkoutFileParsers;
+  /** Where the imported data's webhook events go (default: an outbox of its own; it keeps no state). */
+  outbox?: WebhookOutbox;
   chunkItems?: number;
   /**
    * A run stops between chunks this long after its first chunk and continues in a new job; default 2 minutes.
@@ -142,6 +148,10 @@ export function createImportQueue({
   db,
   logger,
   workoutFileParsers = DEFAULT_WORKOUT_FILE_PARSERS,
+  outbox = createWebhookOutbox({
+    endpoints: createWebhookEndpointsRepository(),
+    messages: createWebhookMessagesRepository(),
+  }),
   chunkItems = 5_000,
   sliceMs = 120_000,
   timeoutMs = 300_000,
@@ -153,7 +163,7 @@ export function createImportQueue({
   const log = logger.child({ job: "wearables-imports" });
   const repository = createImportJobsRepository(db);
   const connections = createConnectionsStore(db);
-  const writer = createHealthDataWriter();
+  const writer = withWebhookEvents(createHealthDataWriter(), outbox);
   const stats = {
     completed: 0,
     failed: 0,

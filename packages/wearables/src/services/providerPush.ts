@@ -10,10 +10,10 @@
 import type { Database } from "@platform/kernel";
 import type { PushNotice } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
+import type { HealthDataWriter } from "../store/healthDataWriter.ts";
 import type { SyncRunsRepository } from "../store/syncRunsRepository.ts";
 import type { SyncRunLifecycle } from "../sync/syncRunLifecycle.ts";
 import { writeMappedRecords } from "../sync/writeMappedRecords.ts";
-import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
 import { connectionRevoked } from "../webhooks/webhookEvents.ts";
 import type { WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import type { ProviderSyncService } from "./providerSync.ts";

@@ -32,8 +32,8 @@ import {
 } from "@platform/kernel";
 import { type SyncKind, VendorAuthError, type VendorQuery } from "../providers/types.ts";
 import type { ConnectionsStore } from "../store/connectionsRepository.ts";
+import type { HealthDataWriter } from "../store/healthDataWriter.ts";
 import type { SyncRunRow, SyncRunsRepository } from "../store/syncRunsRepository.ts";
-import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
 import { connectionRevoked, type WebhookEvent } from "../webhooks/webhookEvents.ts";
 import type { WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import type { SyncRunLifecycle } from "./syncRunLifecycle.ts";

@@ -6,8 +6,7 @@
 import type { Queryable } from "@platform/kernel";
 import { wakeDate } from "../domain/sleepDay.ts";
 import type { MappedRecords, PageSource } from "../providers/types.ts";
-import type { DataSourceRef, SampleInput } from "../store/healthDataWriter.ts";
-import type { HealthDataWriter } from "../webhooks/eventingWriter.ts";
+import type { DataSourceRef, HealthDataWriter, SampleInput } from "../store/healthDataWriter.ts";
 
 export interface WriteMappedRecordsParameters {
   userId: string;

@@ -13,12 +13,7 @@ import { createHash } from "node:crypto";
 import type { Queryable } from "@platform/kernel";
 import { formatZoneOffset } from "../domain/queryDates.ts";
 import { seriesTypeById } from "../domain/seriesTypes.ts";
-import type {
-  createHealthDataWriter,
-  DataSourceIdentity,
-  DataSourceRef,
-  SampleInput,
-} from "../store/healthDataWriter.ts";
+import type { DataSourceIdentity, DataSourceRef, HealthDataWriter, SampleInput } from "../store/healthDataWriter.ts";
 import {
   type SessionSource,
   seriesCreated,
@@ -27,8 +22,6 @@ import {
   workoutCreated,
 } from "./webhookEvents.ts";
 import type { WebhookOutbox } from "./webhookOutbox.ts";
-
-export type HealthDataWriter = ReturnType<typeof createHealthDataWriter>;
 
 interface SourceInfo {
   userId: string;
