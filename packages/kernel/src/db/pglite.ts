@@ -35,6 +35,13 @@ function wrap(target: Pick<PGlite, "query" | "exec">): Queryable {
  */
 export const DEFAULT_PGLITE_SHARED_BUFFERS = "32MB";
 
+/** The server parameters every embedded database starts with. */
+export const pgliteStartParams = (sharedBuffers = DEFAULT_PGLITE_SHARED_BUFFERS) => [
+  ...PGlite.defaultStartParams,
+  "-c",
+  `shared_buffers=${sharedBuffers}`,
+];
+
 const execFileAsync = promisify(execFile);
 const INITDB = fileURLToPath(new URL("./pgliteInitdb.mjs", import.meta.url));
 
@@ -45,14 +52,22 @@ const INITDB = fileURLToPath(new URL("./pgliteInitdb.mjs", import.meta.url));
  */
 export async function createPgliteDatabase(
   dir: string | undefined,
-  { sharedBuffers = DEFAULT_PGLITE_SHARED_BUFFERS }: { sharedBuffers?: string } = {},
+  {
+    sharedBuffers = DEFAULT_PGLITE_SHARED_BUFFERS,
+    loadDataDir,
+  }: {
+    sharedBuffers?: string;
+    /** An in-memory database starts from this dump (`dumpDataDir`) instead of running initdb. */
+    loadDataDir?: Blob;
+  } = {},
 ): Promise<Database> {
-  const startParams = [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`];
+  const startParams = pgliteStartParams(sharedBuffers);
   if (dir && !existsSync(join(dir, "PG_VERSION"))) {
     await execFileAsync(process.execPath, [INITDB, dir, JSON.stringify(startParams)], { maxBuffer: 1 << 24 });
   }
   const pg = await PGlite.create(dir ?? "memory://", {
     startParams,
+    ...(loadDataDir && !dir ? { loadDataDir } : {}),
     parsers,
     serializers: {
       // PGlite's default writes Buffers as text; send bytea as the \x hex form PostgreSQL reads.
