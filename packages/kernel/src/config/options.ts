@@ -259,8 +259,7 @@ export const options = {
   wearablesWebhookEndpointConcurrency: option({
     env: "WEARABLES_WEBHOOK_ENDPOINT_CONCURRENCY",
     default: 4,
-    description:
-      "Attempts in flight per endpoint and process: a slow receiver holds this many, never the whole pool.",
+    description: "Attempts in flight per endpoint and process: a slow receiver holds this many, never the whole pool.",
     parse: parseInt_(1, 100),
   }),
   wearablesHistoricalDaysOnConnect: option({
