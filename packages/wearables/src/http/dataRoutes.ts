@@ -9,7 +9,7 @@ import { createDataSourcesService, type DataSourcesService } from "../services/d
 import { createEventsService, type EventsService } from "../services/events.ts";
 import { createHealthScoresService, type HealthScoresService } from "../services/healthScores.ts";
 import { createTimeseriesService, type TimeseriesService } from "../services/timeseries.ts";
-import { createConnectionsRepository } from "../store/connectionsRepository.ts";
+import { createConnectionsStore } from "../store/connectionsRepository.ts";
 import { createDataSourcesRepository } from "../store/dataSourcesRepository.ts";
 import { createEventsRepository } from "../store/eventsRepository.ts";
 import { createHealthScoresRepository } from "../store/healthScoresRepository.ts";
@@ -30,7 +30,7 @@ export interface DataReadServices {
 
 export function createDataReadServices({ db }: { db: Database }): DataReadServices {
   return {
-    connections: createConnectionsService(createConnectionsRepository(db)),
+    connections: createConnectionsService(createConnectionsStore(db)),
     dataSources: createDataSourcesService(createDataSourcesRepository(db)),
     timeseries: createTimeseriesService(createTimeseriesRepository(db)),
     events: createEventsService(createEventsRepository(db)),

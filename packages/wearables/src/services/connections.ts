@@ -3,7 +3,7 @@
  * provider can do (the anchor's `UserConnectionWithCapabilities`): how data arrives (REST pull, webhooks) and
  * the live sync mode that follows from it.
  */
-import type { ConnectionRow, ConnectionsRepository } from "../store/connectionsRepository.ts";
+import type { ConnectionRow, ConnectionsStore } from "../store/connectionsRepository.ts";
 
 export interface ProviderCapabilities {
   rest_pull: boolean;
@@ -64,7 +64,7 @@ export interface ConnectionWithCapabilities
   live_sync_mode: "pull" | "webhook" | null;
 }
 
-export function createConnectionsService(connections: ConnectionsRepository) {
+export function createConnectionsService(connections: Pick<ConnectionsStore, "listForUser">) {
   return {
     /** The user's connections, oldest first; an unknown user has none. */
     async list(userId: string): Promise<ConnectionWithCapabilities[]> {

@@ -1,7 +1,7 @@
 /**
- * SQL for a user's provider connections (`wearables.user_connections`), without their tokens, and the other
- * users linked to the same provider account (the anchor's `linked_user_ids`: one Garmin account may feed
- * several users).
+ * SQL of provider connections (`wearables.user_connections`): the list `/connections` answers (without tokens,
+ * with the other users linked to the same provider account, the anchor's `linked_user_ids`: one Garmin account
+ * may feed several users), and the write side of OAuth, sync and disconnect, where tokens only ever pass sealed.
  */
 import type { Queryable } from "@platform/kernel";
 
@@ -19,26 +19,6 @@ export interface ConnectionRow {
   /** Other users with an active connection to the same provider account (only for an active connection). */
   linked_user_ids: string[];
 }
-
-export function createConnectionsRepository(db: Queryable) {
-  return {
-    listForUser: (userId: string): Promise<ConnectionRow[]> =>
-      db.query<ConnectionRow>(
-        `SELECT c.id, c.user_id, c.provider, c.provider_user_id, c.provider_username, c.scope, c.status,
-                c.last_synced_at, c.created_at, c.updated_at,
-                CASE WHEN c.status = 'active' AND c.provider_user_id IS NOT NULL THEN ARRAY(
-                  SELECT o.user_id FROM wearables.user_connections o
-                  WHERE o.provider = c.provider AND o.provider_user_id = c.provider_user_id
-                    AND o.status = 'active' AND o.user_id <> c.user_id
-                  ORDER BY o.created_at, o.user_id) ELSE ARRAY[]::uuid[] END AS linked_user_ids
-         FROM wearables.user_connections c WHERE c.user_id = $1
-         ORDER BY c.created_at, c.provider`,
-        [userId],
-      ),
-  };
-}
-
-export type ConnectionsRepository = ReturnType<typeof createConnectionsRepository>;
 
 /** A connection with what a sync needs: its sealed tokens (opened only by the sync's vendor session). */
 export interface ConnectionForSync {
@@ -79,9 +59,24 @@ export interface StoredTokens {
 const FOR_SYNC = `id, user_id, provider, provider_user_id, status, access_token_sealed, refresh_token_sealed,
   token_expires_at, synced_from, synced_until, last_synced_at`;
 
-/** The write side of connections: OAuth, sync and disconnect. Tokens only ever pass through here sealed. */
+/** Connections: the list `/connections` answers, and the write side of OAuth, sync and disconnect. Tokens only ever pass through here sealed. */
 export function createConnectionsStore(db: Queryable) {
   return {
+    /** A user's connections for `/connections` (no tokens), with the users linked to the same account. */
+    listForUser: (userId: string): Promise<ConnectionRow[]> =>
+      db.query<ConnectionRow>(
+        `SELECT c.id, c.user_id, c.provider, c.provider_user_id, c.provider_username, c.scope, c.status,
+                c.last_synced_at, c.created_at, c.updated_at,
+                CASE WHEN c.status = 'active' AND c.provider_user_id IS NOT NULL THEN ARRAY(
+                  SELECT o.user_id FROM wearables.user_connections o
+                  WHERE o.provider = c.provider AND o.provider_user_id = c.provider_user_id
+                    AND o.status = 'active' AND o.user_id <> c.user_id
+                  ORDER BY o.created_at, o.user_id) ELSE ARRAY[]::uuid[] END AS linked_user_ids
+         FROM wearables.user_connections c WHERE c.user_id = $1
+         ORDER BY c.created_at, c.provider`,
+        [userId],
+      ),
+
     /** The connection made (or renewed) by an OAuth callback: active again, with the new tokens. */
     async upsert(q: Queryable, c: UpsertConnectionInput): Promise<{ id: string; created: boolean }> {
       const [row] = await q.query<{ id: string; created: boolean }>(
