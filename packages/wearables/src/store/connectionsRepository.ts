@@ -59,7 +59,10 @@ export interface StoredTokens {
 const FOR_SYNC = `id, user_id, provider, provider_user_id, status, access_token_sealed, refresh_token_sealed,
   token_expires_at, synced_from, synced_until, last_synced_at`;
 
-/** Connections: the list `/connections` answers, and the write side of OAuth, sync and disconnect. Tokens only ever pass through here sealed. */
+/**
+ * Connections: the list `/connections` answers, and the write side of OAuth, sync and disconnect. Tokens only
+ * ever pass through here sealed.
+ */
 export function createConnectionsStore(db: Queryable) {
   return {
     /** A user's connections for `/connections` (no tokens), with the users linked to the same account. */
