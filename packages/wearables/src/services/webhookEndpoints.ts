@@ -258,10 +258,12 @@ export function createWebhookEndpointsService(p: {
           : (requested as string);
       const example = exampleEvent(type);
       const eventId = `test.${id}.${type}.${now()}`;
-      const written = await p.db.transaction((tx) => p.outbox.emit(tx, [{ ...example, eventId, onlyEndpointId: id }]));
-      if (written !== 1) throw new Error("the test message was not written");
-      const [message] = await p.messages.listMessages(p.db, { limit: 1 });
-      return { success: true, message_id: message?.id ?? "", event_type: type };
+      const messageId = await p.db.transaction(async (tx) => {
+        await p.outbox.emit(tx, [{ ...example, eventId, onlyEndpointId: id }]);
+        return p.messages.messageIdOfEvent(tx, eventId);
+      });
+      if (!messageId) throw new Error("the test message was not written");
+      return { success: true, message_id: messageId, event_type: type };
     },
 
     async messages(q: ListQuery): Promise<Page<MessageRead>> {

@@ -177,6 +177,13 @@ export function createWebhookMessagesRepository() {
       );
     },
 
+    async messageIdOfEvent(q: Queryable, eventId: string): Promise<string | undefined> {
+      const [row] = await q.query<{ id: string }>("SELECT id FROM wearables.webhook_messages WHERE event_id = $1", [
+        eventId,
+      ]);
+      return row?.id;
+    },
+
     async messageKeyOf(q: Queryable, messageId: string): Promise<bigint | undefined> {
       const [row] = await q.query<{ key: string }>(
         "SELECT key::text AS key FROM wearables.webhook_messages WHERE id = $1",
