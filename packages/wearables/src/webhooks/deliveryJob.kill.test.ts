@@ -87,6 +87,11 @@ interface KillAt {
 it("deliveries SIGKILLed mid-flight arrive at least once each, with one id, signed, and nothing is lost", async () => {
   const { seed, next: random } = replayableRandom();
   console.log(`webhook delivery kill test: KILL_TEST_SEED=${seed}`);
+  // The kill instants are drawn first (a replay gets the same ones), the receivers' delays then as requests come.
+  const killPlan: KillAt[] = Array.from({ length: MAX_KILLS }, () => ({
+    afterArrivals: 1 + Math.floor(random() * 40),
+    delayMs: Math.floor(random() * 15),
+  }));
 
   // Three endpoints, then 200 messages through the outbox, in transactions of 10.
   let db = await database.open();
@@ -189,10 +194,7 @@ it("deliveries SIGKILLed mid-flight arrive at least once each, with one id, sign
     for (;;) {
       const current = next;
       next = spawnChild();
-      const kill =
-        ends.length < MAX_KILLS
-          ? { afterArrivals: 1 + Math.floor(random() * 40), delayMs: Math.floor(random() * 15) }
-          : undefined;
+      const kill = killPlan[ends.length];
       const before = arrivals.length;
       const went = performance.now();
       let timer: NodeJS.Timeout | undefined;
