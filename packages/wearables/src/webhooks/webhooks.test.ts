@@ -295,6 +295,27 @@ describe("delivery", () => {
     expect(watcher.id).toBeDefined();
   }, 60_000);
 
+  it("a slow receiver holds its own slots only: a fast endpoint's messages all arrive meanwhile", async () => {
+    const slow = await createEndpoint({ url: receiver.url });
+    const fast = await createEndpoint({ url: other.url });
+    receiver.respond(() => ({ status: 200, delayMs: 700 })); // within the 1 s deadline
+    const events = [slow.id, fast.id].flatMap((endpoint) =>
+      Array.from({ length: 20 }, (_, i) => ({
+        type: "workout.created",
+        eventId: `slow-test.${endpoint}.${i}`,
+        userId: null,
+        data: { i },
+        onlyEndpointId: endpoint,
+      })),
+    );
+    await s.database.db.transaction((tx) => module.outbox.emit(tx, events));
+    await waitFor("the fast endpoint's 20 messages", () => other.received.length === 20);
+    // At most 4 attempts of the slow endpoint run at once (WEARABLES_WEBHOOK_ENDPOINT_CONCURRENCY): 20 take
+    // at least 5 × 700 ms, and the fast endpoint did not wait for them.
+    expect(receiver.received.length).toBeLessThan(20);
+    await waitFor("the slow endpoint's 20 messages", () => receiver.received.length === 20, 30_000);
+  }, 40_000);
+
   it("signs with the old secret too for 24 hours after a rotation", async () => {
     const e = await createEndpoint({ url: receiver.url });
     const old = await secretOf(e.id);
