@@ -112,19 +112,6 @@ export function createWebhookEndpointsRepository() {
       return rows.length > 0;
     },
 
-    /** After an attempt: a success clears the failing streak, a failure starts it if none runs. */
-    async recordOutcome(q: Queryable, id: string, succeeded: boolean): Promise<Date | null> {
-      const [row] = await q.query<{ failing_since: Date | null }>(
-        succeeded
-          ? `UPDATE wearables.webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL
-             RETURNING failing_since`
-          : `UPDATE wearables.webhook_endpoints SET failing_since = coalesce(failing_since, now()) WHERE id = $1
-             RETURNING failing_since`,
-        [id],
-      );
-      return row?.failing_since ?? null;
-    },
-
     /** Disables the endpoint if it is failing since before `cutoff`; answers whether this call disabled it. */
     async disableIfFailingSince(q: Queryable, id: string, cutoff: Date): Promise<WebhookEndpointRow | undefined> {
       const [row] = await q.query<WebhookEndpointRow>(

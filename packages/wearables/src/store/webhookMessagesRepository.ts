@@ -123,7 +123,7 @@ export function createWebhookMessagesRepository() {
       const [row] = await q.query<DeliveryToSend>(
         `SELECT d.endpoint_id, d.message_key::text AS message_key, d.status, d.attempts, m.id AS message_id,
                 m.event_type, m.payload, e.url, e.disabled, e.secret_sealed, e.previous_secret_sealed,
-                e.previous_secret_expires_at
+                e.previous_secret_expires_at, e.failing_since
          FROM wearables.webhook_deliveries d
          JOIN wearables.webhook_messages m ON m.key = d.message_key
          JOIN wearables.webhook_endpoints e ON e.id = d.endpoint_id
@@ -146,11 +146,26 @@ export function createWebhookMessagesRepository() {
       );
     },
 
-    async insertAttempt(q: Queryable, a: NewAttempt) {
+    /**
+     * An attempt, the delivery's new state and the endpoint's failing streak (a success ends it, a failure starts
+     * it if none runs), in one statement: a delivery attempt's hot path.
+     */
+    async recordAttempt(
+      q: Queryable,
+      a: NewAttempt,
+      set: { status: DeliveryStatus; attempts: number; nextAttemptAt: Date | null },
+    ) {
       await q.query(
-        `INSERT INTO wearables.webhook_attempts (id, endpoint_id, message_key, url, response, response_status_code,
-           response_duration_ms, status, trigger_type)
-         VALUES ($1, $2, $3::bigint, $4, $5, $6, $7, $8, $9)`,
+        `WITH attempt AS (
+           INSERT INTO wearables.webhook_attempts (id, endpoint_id, message_key, url, response, response_status_code,
+             response_duration_ms, status, trigger_type)
+           VALUES ($1, $2, $3::bigint, $4, $5, $6, $7, $8, $9)),
+         streak AS (
+           UPDATE wearables.webhook_endpoints
+           SET failing_since = CASE WHEN $8 = 0 THEN NULL ELSE now() END
+           WHERE id = $2 AND (CASE WHEN $8 = 0 THEN failing_since IS NOT NULL ELSE failing_since IS NULL END))
+         UPDATE wearables.webhook_deliveries SET status = $10, attempts = $11, next_attempt_at = $12, updated_at = now()
+         WHERE endpoint_id = $2 AND message_key = $3::bigint`,
         [
           a.id,
           a.endpoint_id,
@@ -161,6 +176,9 @@ export function createWebhookMessagesRepository() {
           a.response_duration_ms,
           a.status,
           a.trigger_type,
+          set.status,
+          set.attempts,
+          set.nextAttemptAt,
         ],
       );
     },

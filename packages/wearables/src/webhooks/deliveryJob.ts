@@ -130,7 +130,7 @@ export function createDeliveryHandler(p: CreateDeliveryHandlerParameters) {
   async function record(job: JobContext<DeliveryJobPayload>, d: DeliveryToSend, o: Outcome) {
     const { endpointId, messageKey, trigger } = job.payload;
     const disabled = await p.db.transaction(async (tx) => {
-      await p.messages.insertAttempt(tx, {
+      const attempt = {
         id: newAttemptId(now()),
         endpoint_id: endpointId,
         message_key: messageKey,
@@ -138,17 +138,12 @@ export function createDeliveryHandler(p: CreateDeliveryHandlerParameters) {
         response: o.response,
         response_status_code: o.statusCode,
         response_duration_ms: Math.round(o.durationMs),
-        status: o.ok ? 0 : 2,
+        status: o.ok ? (0 as const) : (2 as const),
         trigger_type: trigger,
-      });
+      };
       const attempts = d.attempts + 1;
-      await p.endpoints.recordOutcome(tx, endpointId, o.ok);
       if (o.ok) {
-        await p.messages.updateDelivery(tx, endpointId, messageKey, {
-          status: "success",
-          attempts,
-          nextAttemptAt: null,
-        });
+        await p.messages.recordAttempt(tx, attempt, { status: "success", attempts, nextAttemptAt: null });
         await job.complete(tx);
         return undefined;
       }
@@ -158,20 +153,17 @@ export function createDeliveryHandler(p: CreateDeliveryHandlerParameters) {
           : nextAttemptDelayMs({ attempts, overloaded: o.overloaded, retryAfterMs: o.retryAfterMs }, p.random);
       if (delay !== undefined) {
         const at = new Date(now() + delay);
-        await p.messages.updateDelivery(tx, endpointId, messageKey, { status: "pending", attempts, nextAttemptAt: at });
+        await p.messages.recordAttempt(tx, attempt, { status: "pending", attempts, nextAttemptAt: at });
         await enqueueJob(
           tx,
           WEBHOOK_DELIVERY_QUEUE,
           { endpointId, messageKey, trigger: 0 } satisfies DeliveryJobPayload,
-          {
-            runAt: at,
-            maxAttempts: DELIVERY_JOB_ATTEMPTS,
-          },
+          { runAt: at, maxAttempts: DELIVERY_JOB_ATTEMPTS },
         );
         await job.complete(tx);
         return undefined;
       }
-      await p.messages.updateDelivery(tx, endpointId, messageKey, { status: "failed", attempts, nextAttemptAt: null });
+      await p.messages.recordAttempt(tx, attempt, { status: "failed", attempts, nextAttemptAt: null });
       const off = await p.endpoints.disableIfFailingSince(tx, endpointId, new Date(now() - DISABLE_AFTER_MS));
       if (off) {
         await p.outbox.emit(tx, [
