@@ -80,6 +80,8 @@ export interface ImportContext {
   repository: ImportJobsRepository;
   /** Largest number of items (records, samples) per chunk. */
   chunkItems: number;
+  /** Apple Health exports at least this large are read on a thread of their own (appleThreadedReader.ts). */
+  readerThreadMinBytes: number;
   /** Commits one chunk: `write` runs in the transaction, and the import's progress moves to `position` with it. */
   commit(write: (tx: Queryable) => Promise<ChunkWrites>, position: ChunkPosition): Promise<void>;
 }
@@ -99,6 +101,12 @@ export interface CreateImportQueueParameters {
   /** FIT/GPX/TCX parsers by kind (default: `src/importers/*.ts`). */
   workoutFileParsers?: WorkoutFileParsers;
   chunkItems?: number;
+  /**
+   * Apple Health exports of at least this many bytes are read (parsed and mapped) on a thread of their own,
+   * while the import writes; default 16 MiB. Smaller ones are read on the import's thread: a thread's start
+   * (its module loading) would cost them more than it saves.
+   */
+  readerThreadMinBytes?: number;
   /**
    * A run stops between chunks this long after its first chunk and continues in a new job; default 2 minutes.
    * Each slice re-reads the file up to its checkpoint (an Apple export is a stream): longer slices cost less.
@@ -143,6 +151,7 @@ export function createImportQueue({
   logger,
   workoutFileParsers = DEFAULT_WORKOUT_FILE_PARSERS,
   chunkItems = 5_000,
+  readerThreadMinBytes = 16 * 1024 * 1024,
   sliceMs = 120_000,
   timeoutMs = 300_000,
   concurrency = 1,
@@ -218,6 +227,7 @@ export function createImportQueue({
         writer,
         repository,
         chunkItems,
+        readerThreadMinBytes,
         async commit(write, position) {
           if (controller.signal.aborted) throw controller.signal.reason;
           sliceStart ??= Date.now();
