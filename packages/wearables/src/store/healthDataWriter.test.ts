@@ -96,7 +96,7 @@ describe("health data writer", () => {
     expect(sum).toEqual({ n: "1000", total: expected, nulls: "500" });
   });
 
-  it("splits a large batch overlapping stored rows: the new ones COPYed, the stored ones upserted", async () => {
+  it("writes a large batch overlapping stored rows by the upsert: its new and changed rows counted, a replay none", async () => {
     const source = await database.db.transaction((tx) =>
       writer.ensureDataSource(tx, userId, { provider: "garmin", deviceModel: "Fenix 8" }),
     );

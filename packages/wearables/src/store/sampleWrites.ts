@@ -5,11 +5,13 @@
  * (the anchor's upsert) and an unchanged one is not rewritten, so a page or chunk written twice changes
  * nothing. `INSERT … ON CONFLICT` pays a speculative insertion per row (an index probe, a heap insert with a
  * token, its confirmation, a WAL record per row): on a fresh import it cost three times the COPY of the same
- * rows. So a large batch is split first, by one index-range query, into the rows whose key is not stored yet
- * and the others: the new rows are COPYed straight into the table (PostgreSQL's multi-insert path, as fast
- * as a raw load), the others go through the upsert. A row stored by a concurrent writer between the query
- * and the COPY fails the COPY with a unique violation; it is undone to a savepoint and the whole batch takes
- * the upsert, so the outcome is the upsert's in every case.
+ * rows. So a large batch asks first, with one index probe per series type, whether any row is stored in its
+ * key ranges: when none is (an import's or a sync's new data), it is COPYed straight into the table
+ * (PostgreSQL's multi-insert path, as fast as a raw load); otherwise (a page or chunk written again, an
+ * overlapping window) it takes the upsert, as before. A row stored by a concurrent writer between the probe
+ * and the COPY fails the COPY with a unique violation; it is undone to a savepoint and the batch takes the
+ * upsert, so the outcome is the upsert's in every case. (Splitting a batch into its stored and new rows was
+ * tried: reading back the stored keys made a replayed page slower than the upsert alone.)
  */
 import { createCopyLines, type Queryable } from "@platform/kernel";
 
@@ -41,11 +43,8 @@ export async function writeSampleRows(tx: Queryable, sourceKey: number, samples:
   // COPY text has no room for them (the arrays statement sends NaN as PostgreSQL's own NaN, as it always has).
   for (const r of rows)
     if (!Number.isFinite(r.value)) throw new RangeError(`sample value ${r.value} is not a finite number`);
-  const stored = await storedKeys(tx, sourceKey, rows);
-  const fresh = stored.size === 0 ? rows : rows.filter((r) => !stored.get(r.seriesType)?.has(r.recordedAt));
-  const known = stored.size === 0 ? [] : rows.filter((r) => stored.get(r.seriesType)?.has(r.recordedAt));
-  if (fresh.length > 0 && !(await copyNew(tx, sourceKey, fresh))) return upsertWithCopy(tx, sourceKey, rows);
-  return fresh.length + (known.length === 0 ? 0 : await upsertRows(tx, sourceKey, known));
+  if (!(await anyStored(tx, sourceKey, rows)) && (await copyNew(tx, sourceKey, rows))) return rows.length;
+  return upsertWithCopy(tx, sourceKey, rows);
 }
 
 /**
@@ -72,8 +71,8 @@ function lastOfEachKey(samples: readonly SampleRow[]): SampleRow[] {
 
 const compareKeys = (a: SampleRow, b: SampleRow) => a.seriesType - b.seriesType || a.recordedAt - b.recordedAt;
 
-/** The keys already stored among `rows`' (sorted) key ranges: instants (epoch ms) by series type. */
-async function storedKeys(tx: Queryable, sourceKey: number, rows: readonly SampleRow[]) {
+/** Whether a row is stored already in one of `rows`' (sorted) key ranges: one index probe per series type. */
+async function anyStored(tx: Queryable, sourceKey: number, rows: readonly SampleRow[]): Promise<boolean> {
   const types: number[] = [];
   const from: string[] = [];
   const to: string[] = [];
@@ -86,25 +85,17 @@ async function storedKeys(tx: Queryable, sourceKey: number, rows: readonly Sampl
     to.push(new Date((rows[i] as SampleRow).recordedAt).toISOString());
     i++;
   }
-  const found = await tx.query<{ t: number; ms: number }>(
-    `SELECT s.series_type AS t, (extract(epoch FROM s.recorded_at) * 1000)::float8 AS ms
-     FROM unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[]) AS r(t, lo, hi)
-     JOIN wearables.samples s ON s.source_key = $1 AND s.series_type = r.t AND s.recorded_at BETWEEN r.lo AND r.hi`,
+  const [row] = await tx.query<{ stored: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM unnest($2::smallint[], $3::timestamptz[], $4::timestamptz[]) AS r(t, lo, hi)
+       WHERE EXISTS (SELECT 1 FROM wearables.samples s
+                     WHERE s.source_key = $1 AND s.series_type = r.t AND s.recorded_at BETWEEN r.lo AND r.hi)) AS stored`,
     [sourceKey, types, from, to],
   );
-  const stored = new Map<number, Set<number>>();
-  for (const { t, ms } of found) {
-    let instants = stored.get(Number(t));
-    if (!instants) {
-      instants = new Set();
-      stored.set(Number(t), instants);
-    }
-    instants.add(Number(ms));
-  }
-  return stored;
+  return row?.stored === true;
 }
 
-/** COPYs rows whose keys were not stored; false (and nothing written) when a concurrent writer stored one since. */
+/** COPYs rows none of whose keys was stored; false (and nothing written) when a concurrent writer stored one since. */
 async function copyNew(tx: Queryable, sourceKey: number, rows: readonly SampleRow[]): Promise<boolean> {
   await tx.query("SAVEPOINT wearables_samples_copy");
   try {
@@ -120,9 +111,6 @@ async function copyNew(tx: Queryable, sourceKey: number, rows: readonly SampleRo
   await tx.query("RELEASE SAVEPOINT wearables_samples_copy");
   return true;
 }
-
-const upsertRows = (tx: Queryable, sourceKey: number, rows: readonly SampleRow[]) =>
-  rows.length < COPY_THRESHOLD ? upsertWithArrays(tx, sourceKey, rows) : upsertWithCopy(tx, sourceKey, rows);
 
 async function upsertWithArrays(tx: Queryable, sourceKey: number, rows: readonly SampleRow[]): Promise<number> {
   const [result] = await tx.query<{ n: number }>(
