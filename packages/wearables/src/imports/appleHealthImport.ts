@@ -24,7 +24,8 @@
  * else `model`, e.g. "Watch6,12"); software version = `sourceVersion`; original source name = `sourceName`;
  * device type watch/phone/… from the model. Activity summaries have their own source, `apple_activity_summary`.
  */
-import type { DataSourceIdentity } from "../store/healthDataWriter.ts";
+import type { Queryable } from "@platform/kernel";
+import type { DataSourceIdentity, DataSourceRef } from "../store/healthDataWriter.ts";
 import { type AppleRead, readAppleChunks } from "./appleExportReader.ts";
 import type { Pending } from "./appleRecords.ts";
 import { readAppleChunksOnThread } from "./appleThreadedReader.ts";
@@ -56,12 +57,13 @@ export async function importAppleHealth(context: ImportContext): Promise<{ bytes
       async (tx) => {
         let samples = 0;
         let events = 0;
+        const sourceOf = sameSourceAgain(context, tx);
         for (const { identity, samples: list } of chunk.samples.values()) {
-          const source = await writer.ensureDataSource(tx, job.user_id, identity);
+          const source = await sourceOf(identity);
           samples += await writer.writeSamples(tx, source, list);
         }
         for (const { identity, workout } of chunk.workouts) {
-          const source = await writer.ensureDataSource(tx, job.user_id, identity);
+          const source = await sourceOf(identity);
           await writer.writeWorkout(tx, job.user_id, source, workout);
           events++;
         }
@@ -93,12 +95,9 @@ async function writeSleep(
   const identities = new Map(records.map((r) => [r.sourceKey, JSON.parse(r.sourceKey) as DataSourceIdentity]));
   await context.commit(
     async (tx) => {
+      const sourceOf = sameSourceAgain(context, tx);
       for (const s of sessions) {
-        const source = await writer.ensureDataSource(
-          tx,
-          job.user_id,
-          identities.get(s.sourceKey) as DataSourceIdentity,
-        );
+        const source = await sourceOf(identities.get(s.sourceKey) as DataSourceIdentity);
         await writer.writeSleep(tx, job.user_id, source, s.sleep);
       }
       await writer.queueScoreWork(
@@ -114,4 +113,18 @@ async function writeSleep(
       checkpoint: { items: at.items, sleepWritten: true } satisfies AppleCheckpoint,
     },
   );
+}
+
+/**
+ * `ensureDataSource` in `tx`, but a call with the identity of the call just before it answers that call's
+ * source without asking the database again: the same upsert twice in a row changes nothing, and an export's
+ * workouts and nights come in runs of one source (one statement each was a tenth of an import's statements).
+ */
+function sameSourceAgain(context: ImportContext, tx: Queryable) {
+  let last: { key: string; source: Promise<DataSourceRef> } | undefined;
+  return (identity: DataSourceIdentity): Promise<DataSourceRef> => {
+    const key = JSON.stringify(identity);
+    if (last?.key !== key) last = { key, source: context.writer.ensureDataSource(tx, context.job.user_id, identity) };
+    return last.source;
+  };
 }
