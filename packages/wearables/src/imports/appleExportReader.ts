@@ -7,7 +7,7 @@
  */
 import { createReadStream } from "node:fs";
 import { type AppleDate, parseAppleDate } from "./appleDates.ts";
-import { readAppleHealthXml } from "./appleHealthXml.ts";
+import { readAppleHealthXmlBatches } from "./appleHealthXml.ts";
 import { collect, createIdentityCache, emptyPending, type Pending, SLEEP_TYPE, sleepRecord } from "./appleRecords.ts";
 import { openExportXmlInZip } from "./exportZip.ts";
 import type { SleepStageRecord } from "./sleepSessions.ts";
@@ -45,21 +45,24 @@ export async function* readAppleChunks(p: AppleReadParameters): AsyncGenerator<A
   let pending = emptyPending();
   const identityOf = createIdentityCache();
   try {
-    for await (const item of readAppleHealthXml(input.stream, { onBytes: (n) => (bytesRead = input.toFileBytes(n)) })) {
-      items++;
-      if (item.kind === "record" && item.attributes.type === SLEEP_TYPE) {
-        sleepRecords.push(sleepRecord(item.attributes, item.line, identityOf));
-        continue;
-      }
-      const start: AppleDate | undefined =
-        item.kind === "record" ? parseAppleDate(item.attributes.startDate) : undefined;
-      if (start) lastOffset = start.offsetMinutes;
-      if (items <= p.fromItems) continue;
-      collect(pending, item, lastOffset, identityOf, start);
-      pending.items++;
-      if (pending.items >= p.chunkItems) {
-        yield { kind: "chunk", chunk: pending, position: { items, bytesRead } };
-        pending = emptyPending();
+    const batches = readAppleHealthXmlBatches(input.stream, { onBytes: (n) => (bytesRead = input.toFileBytes(n)) });
+    for await (const batch of batches) {
+      for (const item of batch) {
+        items++;
+        if (item.kind === "record" && item.attributes.type === SLEEP_TYPE) {
+          sleepRecords.push(sleepRecord(item.attributes, item.line, identityOf));
+          continue;
+        }
+        const start: AppleDate | undefined =
+          item.kind === "record" ? parseAppleDate(item.attributes.startDate) : undefined;
+        if (start) lastOffset = start.offsetMinutes;
+        if (items <= p.fromItems) continue;
+        collect(pending, item, lastOffset, identityOf, start);
+        pending.items++;
+        if (pending.items >= p.chunkItems) {
+          yield { kind: "chunk", chunk: pending, position: { items, bytesRead } };
+          pending = emptyPending();
+        }
       }
     }
     if (pending.items > 0 || items > p.fromItems)
