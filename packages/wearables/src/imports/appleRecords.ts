@@ -41,7 +41,11 @@ interface KeyedIdentity {
  */
 export function createIdentityCache(limit = 1_000) {
   const known = new Map<string, KeyedIdentity>();
+  // Records come in runs of one source: the last one's attributes are compared before any key is built.
+  let last: { name?: string; version?: string; device?: string; found: KeyedIdentity } | undefined;
   return (a: Attributes): KeyedIdentity => {
+    if (last && last.name === a.sourceName && last.version === a.sourceVersion && last.device === a.device)
+      return last.found;
     // U+0000 and U+0001 cannot occur in XML 1.0 text: a separator, and an absent attribute.
     const key = `${a.sourceName ?? "\u0001"}\u0000${a.sourceVersion ?? "\u0001"}\u0000${a.device ?? "\u0001"}`;
     let found = known.get(key);
@@ -51,6 +55,7 @@ export function createIdentityCache(limit = 1_000) {
       if (known.size >= limit) known.clear();
       known.set(key, found);
     }
+    last = { name: a.sourceName, version: a.sourceVersion, device: a.device, found };
     return found;
   };
 }
