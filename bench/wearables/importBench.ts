@@ -15,6 +15,7 @@ import { wearablesService } from "@platform/wearables";
 import { writeDemoExport } from "../../packages/wearables/src/demo/demoData.ts";
 import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
 import { runLoadScript } from "../lib/processes.ts";
+import { dumpAndEmptySamples } from "./sampleRows.ts";
 
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
 export const importBench = benchDatabase("wearables_import");
@@ -76,36 +77,10 @@ async function freshDatabase(driver: Driver): Promise<string> {
   }
 }
 
-/** Writes every sample row to `file` in COPY text form (primary key order), then empties the table. */
 async function dumpAndEmpty(driver: Driver, file: string): Promise<number> {
   const db = await importBench.open(driver);
-  const out = createWriteStream(file);
-  let rows = 0;
   try {
-    let after: [number, number, string] = [-1, -1, "-infinity"];
-    for (;;) {
-      const [page] = await db.query<{ text: string | null; n: number; k: number; t: number; at: string }>(
-        `WITH page AS (
-           SELECT * FROM wearables.samples WHERE (source_key, series_type, recorded_at) > ($1, $2, $3::timestamptz)
-           ORDER BY source_key, series_type, recorded_at LIMIT 200000)
-         SELECT string_agg(concat_ws(E'\\t', source_key, series_type, recorded_at, value, coalesce(zone_offset::text, '\\N'),
-                  coalesce(is_daily_total::text, '\\N')), E'\\n' ORDER BY source_key, series_type, recorded_at) AS text,
-                count(*)::int AS n,
-                (array_agg(source_key ORDER BY source_key DESC, series_type DESC, recorded_at DESC))[1] AS k,
-                (array_agg(series_type ORDER BY source_key DESC, series_type DESC, recorded_at DESC))[1] AS t,
-                (array_agg(recorded_at::text ORDER BY source_key DESC, series_type DESC, recorded_at DESC))[1] AS at
-         FROM page`,
-        after,
-      );
-      if (!page?.text) break;
-      if (!out.write(`${page.text}\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
-      rows += Number(page.n);
-      after = [Number(page.k), Number(page.t), page.at];
-    }
-    await new Promise<void>((r) => out.end(() => r()));
-    await db.exec("TRUNCATE wearables.samples");
-    if (driver === "postgres") await db.exec("CHECKPOINT");
-    return rows;
+    return await dumpAndEmptySamples(db, file);
   } finally {
     await db.close();
   }

@@ -12,14 +12,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { createReadStream, readFileSync, statSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { createJobWorker, createLogger } from "@platform/kernel";
 import { readAppleHealthXml } from "../../packages/wearables/src/imports/appleHealthXml.ts";
 import { createImportQueue, enqueueImport, IMPORT_QUEUE } from "../../packages/wearables/src/imports/importJobs.ts";
 import { createImportJobsRepository } from "../../packages/wearables/src/store/importJobsRepository.ts";
 import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
-
-export const SAMPLE_COLUMNS = "source_key, series_type, recorded_at, value, zone_offset, is_daily_total";
+import { copySamplesFrom } from "./sampleRows.ts";
 
 const mode = (process.env.BENCH_IMPORT_MODE ?? "import") as "import" | "copy" | "parse";
 const file = process.argv[2] as string;
@@ -59,19 +57,7 @@ if (mode === "parse") {
     rows = Number(done.samples_written);
     extra = { events: Number(done.events_written), items: Number(done.items_processed) };
   } else {
-    const batch = Number(process.env.BENCH_COPY_BATCH ?? 50_000);
-    let lines: string[] = [];
-    const flush = async () => {
-      const text = lines.join("");
-      lines = [];
-      await db.transaction((tx) => tx.copyFrom(`COPY wearables.samples (${SAMPLE_COLUMNS}) FROM STDIN`, text));
-    };
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY })) {
-      lines.push(`${line}\n`);
-      rows++;
-      if (lines.length >= batch) await flush();
-    }
-    if (lines.length > 0) await flush();
+    rows = await copySamplesFrom(db, file, Number(process.env.BENCH_COPY_BATCH ?? 50_000));
   }
   seconds = (performance.now() - started) / 1000;
   await db.close();

@@ -14,7 +14,11 @@
  *   raw COPY of the same rows and the XML reader alone.
  * - `summary` (`summary.ts`): `GET /summaries/activity` over the last year of the last import, one request at a
  *   time: BENCH_SUMMARY_REPEATS (20).
- * Usage: npm run bench wearables   (BENCH_PARTS=storage,timeseries,import,summary)
+ * - `sync` (`syncBench.ts`): the provider sync's write path in process: BENCH_SYNC_DAYS (20) daily vendor pages
+ *   (heart rate every BENCH_SYNC_HR_SEC (5) s, steps every minute, a workout and a night each) through
+ *   `writeMappedRecords`, a page per transaction, samples/s against a raw COPY of the same rows; then the same
+ *   pages again (a re-synced window).
+ * Usage: npm run bench wearables   (BENCH_PARTS=storage,timeseries,import,summary,sync)
  */
 
 import { existsSync, readFileSync } from "node:fs";
@@ -24,6 +28,7 @@ import { writeResults } from "../lib/results.ts";
 import { type ImportSize, importBench, importBenchmark } from "./importBench.ts";
 import { type StorageResult, storageBenchmark } from "./storage.ts";
 import { type SummaryResult, summaryBenchmark } from "./summary.ts";
+import { type SyncResult, syncBench, syncBenchmark } from "./syncBench.ts";
 import { type TimeseriesResult, timeseriesBenchmark } from "./timeseries.ts";
 import {
   prepareTimeseriesDatabase,
@@ -33,7 +38,7 @@ import {
 } from "./timeseriesDatabase.ts";
 
 const knob = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const parts = (process.env.BENCH_PARTS ?? "storage,timeseries,import,summary").split(",");
+const parts = (process.env.BENCH_PARTS ?? "storage,timeseries,import,summary,sync").split(",");
 const drivers = (process.env.BENCH_DRIVERS ?? "pglite,postgres").split(",") as Driver[];
 const migrationsDir = new URL("../../packages/wearables/migrations", import.meta.url).pathname;
 
@@ -42,6 +47,7 @@ const results: {
   timeseries?: { driver: Driver; seed: SeededTimeseries & { sizeMiB: number }; result: TimeseriesResult }[];
   import?: { driver: Driver; sizes: ImportSize[] }[];
   summary?: ({ driver: Driver } & SummaryResult)[];
+  sync?: ({ driver: Driver } & SyncResult)[];
 } = {};
 /**
  * Adds a driver's row to a part and writes the results at once (a later failure keeps it). Only the parts run
@@ -164,6 +170,20 @@ for (const driver of (["pglite", "postgres"] as const).filter(
         : `  ${driver} ${r.route}: ${r.days} days, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms (${r.latency.count} requests one at a time)\n`,
     );
   }
+}
+
+for (const driver of (["pglite", "postgres"] as const).filter((d) => drivers.includes(d) && parts.includes("sync"))) {
+  if (driver === "postgres" && !(await syncBench.preparePostgres())) continue;
+  const days = knob("BENCH_SYNC_DAYS", 20);
+  process.stdout.write(`wearables bench: sync of ${days} daily pages on ${driver}...\n`);
+  const r = await syncBenchmark(driver, { days, heartRateEverySec: knob("BENCH_SYNC_HR_SEC", 5) });
+  add("sync", { driver, ...r });
+  const side = (f: { rows: number; seconds: number; rowsPerSec: number }) =>
+    `${f.rowsPerSec.toLocaleString()} rows/s (${f.rows.toLocaleString()} in ${f.seconds} s)`;
+  process.stdout.write(
+    `  ${driver} ${r.pages} pages: sync ${side(r.sync)} + ${r.sync.events} events; raw COPY ${side(r.copy)}; ` +
+      `ratio ${(r.ratio * 100).toFixed(1)} %; the same pages again ${side(r.replay)}, ${r.replay.written} rows changed\n`,
+  );
 }
 
 /** The demo user an earlier import part left, if any. */

@@ -44,11 +44,28 @@ const ENTITY_DECLARATION = /<!ENTITY/i;
 /** Yields the top-level items of an export.xml read from `input`. */
 export async function* readAppleHealthXml(
   input: AsyncIterable<Uint8Array | string>,
-  { onBytes, maxTokenBytes = 8 * 1024 * 1024, maxWorkoutStatistics = 1_000 }: ReadAppleHealthXmlParameters = {},
+  parameters: ReadAppleHealthXmlParameters = {},
 ): AsyncGenerator<AppleHealthItem> {
+  for await (const items of readAppleHealthXmlBatches(input, parameters)) yield* items;
+}
+
+/**
+ * Yields the top-level items of an export.xml read from `input`, those of each input chunk at once: an
+ * async generator's step costs more than mapping an item, so a reader of hundreds of thousands of items
+ * takes them by the array.
+ */
+export async function* readAppleHealthXmlBatches(
+  input: AsyncIterable<Uint8Array | string>,
+  { onBytes, maxTokenBytes = 8 * 1024 * 1024, maxWorkoutStatistics = 1_000 }: ReadAppleHealthXmlParameters = {},
+): AsyncGenerator<AppleHealthItem[]> {
   const parser = new SaxesParser({ xmlns: false, position: true });
   const decoder = new TextDecoder("utf-8", { fatal: true });
-  const ready: AppleHealthItem[] = [];
+  let ready: AppleHealthItem[] = [];
+  const take = () => {
+    const items = ready;
+    ready = [];
+    return items;
+  };
   const stack: string[] = [];
   let rootClosed = false;
   let sawRoot = false;
@@ -141,7 +158,7 @@ export async function* readAppleHealthXml(
       throw new AppleExportError(`no tag in ${maxTokenBytes} bytes near byte ${bytesRead}: refused (token too long)`);
     }
     onBytes?.(bytesRead);
-    while (ready.length > 0) yield ready.shift() as AppleHealthItem;
+    if (ready.length > 0) yield take();
   }
   try {
     write(decoder.decode());
@@ -157,7 +174,7 @@ export async function* readAppleHealthXml(
   if (!sawRoot) throw new AppleExportError("no <HealthData> element: not an Apple Health export");
   if (!rootClosed)
     throw new AppleExportError(`the file ends before </HealthData> (truncated after ${bytesRead} bytes)`);
-  while (ready.length > 0) yield ready.shift() as AppleHealthItem;
+  if (ready.length > 0) yield take();
 }
 
 /** The input's read errors (a truncated deflate stream, a size that lies) as AppleExportErrors. */

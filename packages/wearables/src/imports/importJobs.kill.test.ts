@@ -45,12 +45,14 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function spawnChild(crashAtChunk?: number) {
+/** `readerThread`: the child reads the export on a thread of its own (as large exports are), a chunk ahead. */
+function spawnChild(crashAtChunk?: number, readerThread = false) {
   const config: ImportChildConfig = {
     url: database.url,
     dataDir: database.dataDir,
     chunkItems: CHUNK,
     crashAtChunk,
+    readerThreadMinBytes: readerThread ? 0 : undefined,
   };
   let crashed = false;
   const child = children.spawn({
@@ -103,7 +105,7 @@ it("an import SIGKILLed mid-chunk at random chunks resumes to exactly the rows o
 
   // Kill at a random chunk of each run (chunk indexes count from each child's start).
   const crashes = [1 + Math.floor(Math.random() * 8), Math.floor(Math.random() * 8), 1 + Math.floor(Math.random() * 8)];
-  const runs = [...crashes.map((c) => spawnChild(c)), spawnChild()];
+  const runs = [...crashes.map((c, i) => spawnChild(c, i % 2 === 1)), spawnChild(undefined, true)];
   const ends: string[] = [];
   for (const run of runs) ends.push(await run.go());
   expect(ends).toEqual(["killed", "killed", "killed", "done"]);

@@ -56,7 +56,10 @@ const file = (name: string, content: string | Uint8Array) => {
 const queue = (path: string, kind?: "apple" | "fit" | "gpx" | "tcx") =>
   createImportsService({ db, repository: repository() }).importPath(userId, path, kind);
 /** Runs the queued imports on a kernel worker until none is left; retries come quickly. */
-const runImports = (chunkItems: number, options: { hooks?: ImportJobHooks; sliceMs?: number } = {}) =>
+const runImports = (
+  chunkItems: number,
+  options: { hooks?: ImportJobHooks; sliceMs?: number; readerThreadMinBytes?: number } = {},
+) =>
   drainQueue(
     db,
     logger,
@@ -216,36 +219,69 @@ describe("Apple Health import job", () => {
     expect(await db.query("SELECT 1 FROM wearables.import_files")).toEqual([]);
   });
 
-  it("fails with a clear error, keeping the committed chunks and nothing of the failing one", async () => {
-    const lines = XML.split("\n");
-    const at = lines.findIndex((l) => l.includes("HKQuantityTypeIdentifierHeartRate")) + 200;
-    const marker = lines[at - 1] as string;
-    expect(marker).toContain("HeartRate");
-    lines.splice(at, 0, lines[at - 1]?.replace('unit="count/min"', 'unit="degF"') as string);
-    const queued = await queue(file("bad-unit.xml", lines.join("\n")));
-    await runImports(25);
-    const failed = await job(queued.id);
-    expect(failed.state).toBe("failed");
-    expect(failed.errors).toEqual([
-      {
-        message: expect.stringMatching(/line \d+: unit "degF" of a heart_rate record cannot be converted to bpm/),
-        at: expect.any(String),
-      },
-    ]);
-    const committed = failed.items_processed;
-    expect(committed).toBeGreaterThan(0);
-    expect(committed).toBeLessThan(at);
-    // The marker (the record just before the bad one, same chunk) is not in; what came before the chunk is.
-    const markerStart = /startDate="([^"]+)"/.exec(marker)?.[1] as string;
-    const rows = await db.query(
-      "SELECT count(*)::int AS n FROM wearables.samples WHERE series_type = 1 AND recorded_at = $1",
-      [new Date(markerStart.replace(" ", "T").replace(/ ([+-]\d\d)(\d\d)$/, "$1:$2"))],
-    );
-    expect(rows[0]?.n).toBe(0);
-    const [{ n } = { n: 0 }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples");
-    expect(n).toBeGreaterThan(0);
-    expect(failed.samples_written).toBe(n);
+  it("reads an export on a thread of its own (a large one's case) with the same rows, resuming dead runs", async () => {
+    await queue(file("reference.xml", XML));
+    await runImports(40);
+    const expected = await importSnapshot(db);
+    const expectedJob = (await db.query<ImportJobRow>("SELECT * FROM wearables.import_jobs"))[0] as ImportJobRow;
+    for (const [i, kind] of (["zip", "xml"] as const).entries()) {
+      await db.exec(
+        "DELETE FROM wearables.import_jobs; DELETE FROM wearables.data_sources; DELETE FROM wearables.personal_records; DELETE FROM platform.jobs;",
+      );
+      const queued = await queue(kind === "zip" ? file(`t${i}.zip`, appleExportZip(XML)) : file(`t${i}.xml`, XML));
+      const dieAt = 1 + Math.floor(Math.random() * 6);
+      await runImports(40, {
+        readerThreadMinBytes: 0,
+        hooks: {
+          duringChunk(_job, index, attempt) {
+            if (attempt === 1 && index + 1 === dieAt) throw died();
+          },
+        },
+      });
+      const done = await job(queued.id);
+      expect(done.state).toBe("completed");
+      expect(await importSnapshot(db)).toEqual(expected);
+      expect(done.samples_written).toBe(Number(expectedJob.samples_written));
+      expect(done.items_processed).toBe(Number(expectedJob.items_processed));
+    }
   });
+
+  it.each([
+    ["on the import's thread", false],
+    ["on a reader thread", true],
+  ])(
+    "fails with a clear error, keeping the committed chunks and nothing of the failing one (%s)",
+    async (_, onThread) => {
+      const lines = XML.split("\n");
+      const at = lines.findIndex((l) => l.includes("HKQuantityTypeIdentifierHeartRate")) + 200;
+      const marker = lines[at - 1] as string;
+      expect(marker).toContain("HeartRate");
+      lines.splice(at, 0, lines[at - 1]?.replace('unit="count/min"', 'unit="degF"') as string);
+      const queued = await queue(file("bad-unit.xml", lines.join("\n")));
+      await runImports(25, { readerThreadMinBytes: onThread ? 0 : undefined });
+      const failed = await job(queued.id);
+      expect(failed.state).toBe("failed");
+      expect(failed.errors).toEqual([
+        {
+          message: expect.stringMatching(/line \d+: unit "degF" of a heart_rate record cannot be converted to bpm/),
+          at: expect.any(String),
+        },
+      ]);
+      const committed = failed.items_processed;
+      expect(committed).toBeGreaterThan(0);
+      expect(committed).toBeLessThan(at);
+      // The marker (the record just before the bad one, same chunk) is not in; what came before the chunk is.
+      const markerStart = /startDate="([^"]+)"/.exec(marker)?.[1] as string;
+      const rows = await db.query(
+        "SELECT count(*)::int AS n FROM wearables.samples WHERE series_type = 1 AND recorded_at = $1",
+        [new Date(markerStart.replace(" ", "T").replace(/ ([+-]\d\d)(\d\d)$/, "$1:$2"))],
+      );
+      expect(rows[0]?.n).toBe(0);
+      const [{ n } = { n: 0 }] = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM wearables.samples");
+      expect(n).toBeGreaterThan(0);
+      expect(failed.samples_written).toBe(n);
+    },
+  );
 
   it.each([
     [

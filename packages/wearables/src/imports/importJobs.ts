@@ -84,6 +84,8 @@ export interface ImportContext {
   repository: ImportJobsRepository;
   /** Largest number of items (records, samples) per chunk. */
   chunkItems: number;
+  /** Apple Health exports at least this large are read on a thread of their own (appleThreadedReader.ts). */
+  readerThreadMinBytes: number;
   /** Commits one chunk: `write` runs in the transaction, and the import's progress moves to `position` with it. */
   commit(write: (tx: Queryable) => Promise<ChunkWrites>, position: ChunkPosition): Promise<void>;
 }
@@ -105,6 +107,12 @@ export interface CreateImportQueueParameters {
   /** Where the imported data's webhook events go (default: an outbox of its own; it keeps no state). */
   outbox?: WebhookOutbox;
   chunkItems?: number;
+  /**
+   * Apple Health exports of at least this many bytes are read (parsed and mapped) on a thread of their own,
+   * while the import writes; default 16 MiB. Smaller ones are read on the import's thread: a thread's start
+   * (its module loading) would cost them more than it saves.
+   */
+  readerThreadMinBytes?: number;
   /**
    * A run stops between chunks this long after its first chunk and continues in a new job; default 2 minutes.
    * Each slice re-reads the file up to its checkpoint (an Apple export is a stream): longer slices cost less.
@@ -153,6 +161,7 @@ export function createImportQueue({
     messages: createWebhookMessagesRepository(),
   }),
   chunkItems = 5_000,
+  readerThreadMinBytes = 16 * 1024 * 1024,
   sliceMs = 120_000,
   timeoutMs = 300_000,
   concurrency = 1,
@@ -228,6 +237,7 @@ export function createImportQueue({
         writer,
         repository,
         chunkItems,
+        readerThreadMinBytes,
         async commit(write, position) {
           if (controller.signal.aborted) throw controller.signal.reason;
           sliceStart ??= Date.now();

@@ -12,6 +12,7 @@ import { createImportQueue, IMPORT_QUEUE } from "./importJobs.ts";
 export interface ImportChildConfig extends KillTestDatabaseLocation {
   chunkItems: number;
   crashAtChunk?: number;
+  readerThreadMinBytes?: number | undefined;
 }
 
 const { config, db } = await startKillTestChild<ImportChildConfig>("IMPORT_CHILD_CONFIG");
@@ -22,6 +23,7 @@ const imports = createImportQueue({
   db,
   logger,
   chunkItems: config.chunkItems,
+  ...(config.readerThreadMinBytes === undefined ? {} : { readerThreadMinBytes: config.readerThreadMinBytes }),
   // The killed process never gives its job back: the next one takes it once its lock (timeout + grace) expires.
   timeoutMs: 4_000,
   sliceMs: 1_500,

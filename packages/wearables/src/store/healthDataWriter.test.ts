@@ -96,6 +96,28 @@ describe("health data writer", () => {
     expect(sum).toEqual({ n: "1000", total: expected, nulls: "500" });
   });
 
+  it("writes a large batch overlapping stored rows by the upsert: its new and changed rows counted, a replay none", async () => {
+    const source = await database.db.transaction((tx) =>
+      writer.ensureDataSource(tx, userId, { provider: "garmin", deviceModel: "Fenix 8" }),
+    );
+    const sample = (type: number, i: number, value = i) => ({ seriesType: type, recordedAt: T0 + i * 60_000, value });
+    const first = Array.from({ length: 400 }, (_, i) => sample(1, i * 2)); // even minutes of type 1
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, first))).toBe(400);
+    // Unsorted, two types: 400 odd minutes (new), 400 even ones of which 10 change, 300 of another type (new).
+    const second = [
+      ...Array.from({ length: 300 }, (_, i) => sample(5, 299 - i)),
+      ...Array.from({ length: 800 }, (_, i) => 799 - i).map((m) => sample(1, m, m % 2 === 0 && m < 20 ? -1 : m)),
+    ];
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, second))).toBe(400 + 10 + 300);
+    expect(await database.db.transaction((tx) => writer.writeSamples(tx, source, second))).toBe(0);
+    const [sum] = await database.db.query<{ n: string; changed: string }>(
+      `SELECT count(*)::text AS n, count(*) FILTER (WHERE value = -1)::text AS changed
+       FROM wearables.samples WHERE source_key = $1`,
+      [source.key],
+    );
+    expect(sum).toEqual({ n: "1100", changed: "10" });
+  });
+
   it("writes a workout and a sleep session once per (source, start, end), replacing their details", async () => {
     const source = await database.db.transaction((tx) => writer.ensureDataSource(tx, userId, { provider: "polar" }));
     const workout = {

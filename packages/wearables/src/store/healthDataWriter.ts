@@ -6,13 +6,14 @@
  * - A data source is found or created by its identity (user, provider, device model, source app).
  * - Samples are deduplicated by (data source, series type, instant) as at the anchor: a sample written again
  *   replaces the value (the anchor's upsert), so a resumed import never duplicates a sample. Duplicates inside
- *   one batch keep the last one (PostgreSQL refuses to update a row twice in one statement).
+ *   one batch keep the last one. New rows of a large batch are COPYed straight in (sampleWrites.ts).
  * - Events are deduplicated by (data source, start, end); their details are replaced.
  * - Nights whose internal scores change are enqueued as kernel jobs (queue `wearables.scores`, one per user and
  *   night: jobs/scoreNights.ts) in the same transaction.
  */
-import { createCopyLines, type Queryable } from "@platform/kernel";
+import type { Queryable } from "@platform/kernel";
 import { enqueueScoreNights } from "../jobs/scoreNights.ts";
+import { type SampleRow, writeSampleRows } from "./sampleWrites.ts";
 
 /** Who recorded the data: one data source per distinct identity of a user. */
 export interface DataSourceIdentity {
@@ -31,15 +32,11 @@ export interface DataSourceRef {
   key: number;
 }
 
-export interface SampleInput {
+export interface SampleInput extends SampleRow {
   /** A series type id (domain/seriesTypes.ts). */
   seriesType: number;
-  /** Epoch ms. */
-  recordedAt: number;
-  value: number;
   /** Minutes east of UTC, or null when unknown. */
   zoneOffsetMinutes?: number | null;
-  isDailyTotal?: boolean | null;
 }
 
 export interface WorkoutDetailsInput {
@@ -124,36 +121,9 @@ export function createHealthDataWriter() {
       return { id: row.id, key: Number(row.key) };
     },
 
-    /**
-     * Writes `samples` of one data source; answers how many rows were new or changed. Large batches go through
-     * COPY into a transaction-local staging table (COPY parses several times faster than parameters; the
-     * upsert then runs in the database), small ones as one statement with arrays.
-     */
-    async writeSamples(tx: Queryable, source: DataSourceRef, samples: readonly SampleInput[]): Promise<number> {
-      if (samples.length === 0) return 0;
-      const unique = new Map<string, SampleInput>();
-      for (const s of samples) unique.set(`${s.seriesType}|${s.recordedAt}`, s);
-      const rows = [...unique.values()];
-      if (rows.length >= COPY_THRESHOLD) return copySamples(tx, source, rows);
-      const [result] = await tx.query<{ n: number }>(
-        `WITH written AS (
-           INSERT INTO wearables.samples AS s (source_key, series_type, recorded_at, value, zone_offset, is_daily_total)
-           SELECT $1, t, a, v, z, d
-           FROM unnest($2::smallint[], $3::timestamptz[], $4::real[], $5::smallint[], $6::boolean[]) AS u(t, a, v, z, d)
-           ${UPSERT_SAMPLE}
-           RETURNING 1)
-         SELECT count(*)::int AS n FROM written`,
-        [
-          source.key,
-          rows.map((r) => r.seriesType),
-          rows.map((r) => new Date(r.recordedAt).toISOString()),
-          rows.map((r) => r.value),
-          rows.map((r) => r.zoneOffsetMinutes ?? null),
-          rows.map((r) => r.isDailyTotal ?? null),
-        ],
-      );
-      return result?.n ?? 0;
-    },
+    /** Writes `samples` of one data source; answers how many rows were new or changed (see sampleWrites.ts). */
+    writeSamples: (tx: Queryable, source: DataSourceRef, samples: readonly SampleInput[]): Promise<number> =>
+      writeSampleRows(tx, source.key, samples),
 
     /** Writes a workout (replacing one of the same source, start and end); answers its id. */
     async writeWorkout(tx: Queryable, userId: string, source: DataSourceRef, workout: WorkoutInput): Promise<string> {
@@ -237,48 +207,6 @@ export function createHealthDataWriter() {
       await enqueueScoreNights(tx, userId, nights);
     },
   };
-}
-
-/** Batches at least this large are written with COPY. */
-const COPY_THRESHOLD = 256;
-
-/** The dedup rule: a sample written again replaces the stored one, and an unchanged one is not rewritten. */
-const UPSERT_SAMPLE = `ON CONFLICT (source_key, series_type, recorded_at) DO UPDATE
-  SET value = EXCLUDED.value, zone_offset = EXCLUDED.zone_offset, is_daily_total = EXCLUDED.is_daily_total
-  WHERE (s.value, s.zone_offset, s.is_daily_total) IS DISTINCT FROM
-    (EXCLUDED.value, EXCLUDED.zone_offset, EXCLUDED.is_daily_total)`;
-
-const copyBool = (v: boolean | null | undefined) => (v === true ? "t" : v === false ? "f" : "\\N");
-
-async function copySamples(tx: Queryable, source: DataSourceRef, rows: readonly SampleInput[]): Promise<number> {
-  // Emptied at every commit, so a pooled connection never carries rows into another transaction.
-  await tx.query(
-    `CREATE TEMP TABLE IF NOT EXISTS wearables_samples_in (series_type smallint, recorded_at timestamptz, value real,
-       zone_offset smallint, is_daily_total boolean) ON COMMIT DELETE ROWS`,
-  );
-  await tx.query("TRUNCATE wearables_samples_in");
-  const lines = createCopyLines(rows.length * 48);
-  for (const r of rows) {
-    if (!Number.isFinite(r.value)) throw new RangeError(`sample value ${r.value} is not a finite number`);
-    const zone = r.zoneOffsetMinutes ?? null;
-    lines.push(
-      `${r.seriesType}\t${new Date(r.recordedAt).toISOString()}\t${r.value}\t${zone === null ? "\\N" : zone}\t${copyBool(r.isDailyTotal)}\n`,
-    );
-  }
-  await tx.copyFrom(
-    "COPY wearables_samples_in (series_type, recorded_at, value, zone_offset, is_daily_total) FROM STDIN",
-    lines.bytes(),
-  );
-  const [result] = await tx.query<{ n: number }>(
-    `WITH written AS (
-       INSERT INTO wearables.samples AS s (source_key, series_type, recorded_at, value, zone_offset, is_daily_total)
-       SELECT $1, series_type, recorded_at, value, zone_offset, is_daily_total FROM wearables_samples_in
-       ${UPSERT_SAMPLE}
-       RETURNING 1)
-     SELECT count(*)::int AS n FROM written`,
-    [source.key],
-  );
-  return result?.n ?? 0;
 }
 
 async function upsertEvent(
