@@ -13,7 +13,12 @@ import { join } from "node:path";
 import { type Database, kernelMigrations, migrate } from "@platform/kernel";
 import { wearablesService } from "@platform/wearables";
 import type { MappedRecords } from "../../packages/wearables/src/providers/types.ts";
+import { createHealthDataWriter } from "../../packages/wearables/src/store/healthDataWriter.ts";
+import { createWebhookEndpointsRepository } from "../../packages/wearables/src/store/webhookEndpointsRepository.ts";
+import { createWebhookMessagesRepository } from "../../packages/wearables/src/store/webhookMessagesRepository.ts";
 import { writeMappedRecords } from "../../packages/wearables/src/sync/writeMappedRecords.ts";
+import { withWebhookEvents } from "../../packages/wearables/src/webhooks/eventingWriter.ts";
+import { createWebhookOutbox } from "../../packages/wearables/src/webhooks/webhookOutbox.ts";
 import { benchDatabase, type Driver } from "../lib/benchDatabase.ts";
 import { copySamplesFrom, dumpAndEmptySamples } from "./sampleRows.ts";
 
@@ -104,13 +109,19 @@ async function freshDatabase(driver: Driver): Promise<{ db: Database; userId: st
   return { db, userId: user?.id as string };
 }
 
+/** The sync's own writer: the health data writer with webhook events (no endpoint here: one read per write). */
+const writer = withWebhookEvents(
+  createHealthDataWriter(),
+  createWebhookOutbox({ endpoints: createWebhookEndpointsRepository(), messages: createWebhookMessagesRepository() }),
+);
+
 /** Writes every page, one transaction each; answers the rows written and the seconds taken. */
 async function writePages(db: Database, userId: string, pages: MappedRecords[]) {
   let written = 0;
   const started = performance.now();
   for (const records of pages) {
     written += await db.transaction((tx) =>
-      writeMappedRecords(tx, { userId, provider: "garmin", connectionId: null, records }),
+      writeMappedRecords(tx, writer, { userId, provider: "garmin", connectionId: null, records }),
     );
   }
   return { written, seconds: (performance.now() - started) / 1000 };
