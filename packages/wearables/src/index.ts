@@ -98,7 +98,7 @@ export async function createWearables({ config, db, logger, apiKeys }: PlatformC
           ...providers.queues,
           ...webhooks.queues,
         },
-        schedules: providers.schedules,
+        schedules: [...providers.schedules, ...webhooks.schedules],
       });
       await worker.start();
       return {

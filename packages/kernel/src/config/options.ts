@@ -262,6 +262,13 @@ export const options = {
     description: "Attempts in flight per endpoint and process: a slow receiver holds this many, never the whole pool.",
     parse: parseInt_(1, 100),
   }),
+  wearablesWebhookRetentionDays: option({
+    env: "WEARABLES_WEBHOOK_RETENTION_DAYS",
+    default: 30,
+    description:
+      "Days webhook messages (with their deliveries and attempts) are kept, then deleted by an hourly job; at least 15, so that a 14-day recovery always finds what it resends.",
+    parse: parseInt_(15, 3650),
+  }),
   wearablesHistoricalDaysOnConnect: option({
     env: "WEARABLES_HISTORICAL_DAYS_ON_CONNECT",
     default: 90,

@@ -246,6 +246,17 @@ export function createWebhookMessagesRepository() {
       return row ? BigInt(row.key) : undefined;
     },
 
+    /** Deletes up to `limit` messages created before `before` (their deliveries and attempts go with them). */
+    async pruneMessages(q: Queryable, before: Date, limit: number): Promise<number> {
+      const rows = await q.query(
+        `DELETE FROM wearables.webhook_messages WHERE key IN (
+           SELECT key FROM wearables.webhook_messages WHERE created_at < $1 ORDER BY key LIMIT $2)
+         RETURNING key`,
+        [before, limit],
+      );
+      return rows.length;
+    },
+
     /**
      * Recovery: the endpoint's failed deliveries of messages created in [since, until) become pending again;
      * answers their message keys (the caller queues an attempt for each).

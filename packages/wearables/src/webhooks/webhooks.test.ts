@@ -4,7 +4,7 @@
  * clock (a failing, rate-limiting and slow receiver), the five-day disable rule, recovery, secret rotation,
  * and events from the data write path.
  */
-import { createJobWorker, type JobWorker } from "@platform/kernel";
+import { createJobWorker, enqueueJob, type JobWorker } from "@platform/kernel";
 import { startTestService, type TestService } from "@platform/kernel/testing";
 import { Webhook as StandardWebhook } from "standardwebhooks";
 import { Webhook as SvixWebhook } from "svix";
@@ -16,7 +16,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../testing/webhookRe
 import { withWebhookEvents } from "./eventingWriter.ts";
 import { RETRY_SCHEDULE_SEC } from "./retrySchedule.ts";
 import { WEBHOOK_DELIVERY_QUEUE } from "./webhookOutbox.ts";
-import { createWebhooksModule, type WebhooksModule } from "./webhooksModule.ts";
+import { createWebhooksModule, WEBHOOK_PRUNE_QUEUE, type WebhooksModule } from "./webhooksModule.ts";
 
 let s: TestService;
 let receiver: WebhookReceiver;
@@ -330,6 +330,32 @@ describe("delivery", () => {
       expect(() =>
         new StandardWebhook(secret).verify(got?.body as string, got?.headers as Record<string, string>),
       ).not.toThrow();
+  });
+});
+
+describe("retention", () => {
+  it("the hourly job deletes messages past WEARABLES_WEBHOOK_RETENTION_DAYS with their deliveries and attempts", async () => {
+    const e = await createEndpoint({ url: receiver.url });
+    const recent = (await api(`/webhooks/endpoints/${e.id}/test`, { method: "POST", body: {} })).body.message_id;
+    await waitFor("the recent message's attempt", () => receiver.received.length === 1);
+    const [old] = await s.database.db.query<{ key: string }>(
+      `INSERT INTO wearables.webhook_messages (id, event_type, event_id, payload, created_at)
+       VALUES ('msg_old', 'workout.created', 'retention-test', '{}', now() - interval '40 days') RETURNING key::text`,
+    );
+    await s.database.db.query(
+      "INSERT INTO wearables.webhook_deliveries (endpoint_id, message_key, status) VALUES ($1, $2, 'failed')",
+      [e.id, old?.key],
+    );
+    await enqueueJob(s.database.db, WEBHOOK_PRUNE_QUEUE, {});
+    worker.wake();
+    const ids = async () =>
+      (await s.database.db.query<{ id: string }>("SELECT id FROM wearables.webhook_messages")).map((r) => r.id);
+    await waitFor("the old message deleted", async () => !(await ids()).includes("msg_old"));
+    expect(await ids()).toContain(recent);
+    const left = await s.database.db.query("SELECT 1 FROM wearables.webhook_deliveries WHERE message_key = $1", [
+      old?.key,
+    ]);
+    expect(left).toHaveLength(0);
   });
 });
 

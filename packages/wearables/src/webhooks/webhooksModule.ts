@@ -17,6 +17,7 @@ import {
   type HttpServer,
   type Logger,
   type QueueDefinition,
+  type ScheduleDefinition,
 } from "@platform/kernel";
 import { registerWebhookRoutes } from "../http/webhooks.ts";
 import { createWebhookEndpointsService, type WebhookEndpointsService } from "../services/webhookEndpoints.ts";
@@ -25,11 +26,16 @@ import { createWebhookMessagesRepository } from "../store/webhookMessagesReposit
 import { createDeliveryHandler } from "./deliveryJob.ts";
 import { createWebhookOutbox, WEBHOOK_DELIVERY_QUEUE, type WebhookOutbox } from "./webhookOutbox.ts";
 
+/** The hourly deletion of messages past `WEARABLES_WEBHOOK_RETENTION_DAYS`. */
+export const WEBHOOK_PRUNE_QUEUE = "wearables.webhook-prune";
+const PRUNE_BATCH = 5_000;
+
 export interface WebhooksModule {
   outbox: WebhookOutbox;
   service: WebhookEndpointsService;
   registerRoutes(api: HttpServer): void;
   queues: Record<string, QueueDefinition<never>>;
+  schedules: ScheduleDefinition[];
   status(): Record<string, unknown>;
   close(): void;
 }
@@ -52,7 +58,7 @@ export function createWebhooksModule(p: CreateWebhooksModuleParameters): Webhook
   const messages = createWebhookMessagesRepository();
   const outbox = createWebhookOutbox({ endpoints, messages });
   const service = createWebhookEndpointsService({ db, endpoints, messages, outbox, secrets, policy, now: p.now });
-  const counts = { attempts: 0 };
+  const counts = { attempts: 0, pruned: 0 };
   const deliver = createDeliveryHandler({
     db,
     logger: log,
@@ -76,11 +82,26 @@ export function createWebhooksModule(p: CreateWebhooksModuleParameters): Webhook
       counts.attempts += 1;
     },
   };
+  const prune: QueueDefinition<never> = {
+    concurrency: 1,
+    timeoutMs: 10 * 60_000,
+    handler: async (job) => {
+      const before = new Date((p.now ?? Date.now)() - config.wearablesWebhookRetentionDays * 86_400_000);
+      // In batches, each its own statement: a large backlog never holds one long transaction.
+      for (;;) {
+        (job as { signal: AbortSignal }).signal.throwIfAborted();
+        const deleted = await messages.pruneMessages(db, before, PRUNE_BATCH);
+        counts.pruned += deleted;
+        if (deleted < PRUNE_BATCH) break;
+      }
+    },
+  };
   return {
     outbox,
     service,
     registerRoutes: (api) => registerWebhookRoutes(api, service),
-    queues: { [WEBHOOK_DELIVERY_QUEUE]: queue },
+    queues: { [WEBHOOK_DELIVERY_QUEUE]: queue, [WEBHOOK_PRUNE_QUEUE]: prune },
+    schedules: [{ name: WEBHOOK_PRUNE_QUEUE, queue: WEBHOOK_PRUNE_QUEUE, everyMs: 3_600_000 }],
     status: () => ({ ...counts }),
     close: () => client.close(),
   };
