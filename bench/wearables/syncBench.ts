@@ -14,8 +14,6 @@ import { type Database, kernelMigrations, migrate } from "@platform/kernel";
 import { wearablesService } from "@platform/wearables";
 import type { MappedRecords } from "../../packages/wearables/src/providers/types.ts";
 import { createHealthDataWriter } from "../../packages/wearables/src/store/healthDataWriter.ts";
-import { createWebhookEndpointsRepository } from "../../packages/wearables/src/store/webhookEndpointsRepository.ts";
-import { createWebhookMessagesRepository } from "../../packages/wearables/src/store/webhookMessagesRepository.ts";
 import { writeMappedRecords } from "../../packages/wearables/src/sync/writeMappedRecords.ts";
 import { withWebhookEvents } from "../../packages/wearables/src/webhooks/eventingWriter.ts";
 import { createWebhookOutbox } from "../../packages/wearables/src/webhooks/webhookOutbox.ts";
@@ -110,10 +108,7 @@ async function freshDatabase(driver: Driver): Promise<{ db: Database; userId: st
 }
 
 /** The sync's own writer: the health data writer with webhook events (no endpoint here: one read per write). */
-const writer = withWebhookEvents(
-  createHealthDataWriter(),
-  createWebhookOutbox({ endpoints: createWebhookEndpointsRepository(), messages: createWebhookMessagesRepository() }),
-);
+const writer = withWebhookEvents(createHealthDataWriter(), createWebhookOutbox());
 
 /** Writes every page, one transaction each; answers the rows written and the seconds taken. */
 async function writePages(db: Database, userId: string, pages: MappedRecords[]) {

@@ -83,6 +83,7 @@ export {
   type GuardedResponse,
   OutboundRefusedError,
   OutboundTimeoutError,
+  outboundUrlRefusal,
 } from "./outbound/guardedHttpClient.ts";
 export {
   generateWebhookSecret,

@@ -71,6 +71,25 @@ const defaultResolve = (hostname: string) =>
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * Why a URL may not be sent to (not a URL, a scheme other than http and https, credentials in it, or an IP
+ * literal the policy refuses), or undefined. A name is checked later, on the addresses it resolves to.
+ */
+export function outboundUrlRefusal(raw: string, policy: AddressPolicy): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `"${raw}" is not a URL`;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URLs are not sent to`;
+  if (url.username || url.password) return "URLs with credentials are not sent to";
+  // An IP literal never reaches the lookup: checked here (the URL parser already turned 2130706433 and 0x7f.1
+  // into 127.0.0.1).
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return isIP(host) ? policy.refusal(host) : undefined;
+}
+
 export function createGuardedHttpClient(p: CreateGuardedHttpClientParameters): GuardedHttpClient {
   const resolve = p.resolve ?? defaultResolve;
 
@@ -97,23 +116,9 @@ export function createGuardedHttpClient(p: CreateGuardedHttpClientParameters): G
   };
 
   function checkUrl(raw: string): URL {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new OutboundRefusedError(`"${raw}" is not a URL`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:")
-      throw new OutboundRefusedError(`${url.protocol} URLs are not sent to`);
-    if (url.username || url.password) throw new OutboundRefusedError("URLs with credentials are not sent to");
-    // An IP literal never reaches the lookup: checked here (the URL parser already turned 2130706433 and
-    // 0x7f.1 into 127.0.0.1).
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (isIP(host)) {
-      const why = p.policy.refusal(host);
-      if (why) throw new OutboundRefusedError(why);
-    }
-    return url;
+    const why = outboundUrlRefusal(raw, p.policy);
+    if (why) throw new OutboundRefusedError(why);
+    return new URL(raw);
   }
 
   function once(url: URL, r: GuardedRequest, deadline: number, method: string, body: string | Buffer | undefined) {

@@ -42,8 +42,6 @@ import {
   type ImportJobsRepository,
   type ImportKind,
 } from "../store/importJobsRepository.ts";
-import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
-import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
 import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { importAppleHealth } from "./appleHealthImport.ts";
@@ -156,10 +154,7 @@ export function createImportQueue({
   db,
   logger,
   workoutFileParsers = DEFAULT_WORKOUT_FILE_PARSERS,
-  outbox = createWebhookOutbox({
-    endpoints: createWebhookEndpointsRepository(),
-    messages: createWebhookMessagesRepository(),
-  }),
+  outbox = createWebhookOutbox(),
   chunkItems = 5_000,
   readerThreadMinBytes = 16 * 1024 * 1024,
   sliceMs = 120_000,

@@ -10,6 +10,7 @@ import {
   type Database,
   enqueueJobs,
   generateWebhookSecret,
+  outboundUrlRefusal,
   type SecretBox,
 } from "@platform/kernel";
 import { RETIRED_SERIES_TYPE_CODES } from "../domain/seriesTypes.ts";
@@ -153,20 +154,8 @@ export function createWebhookEndpointsService(p: {
   }
 
   function checkUrl(raw: string | undefined): void {
-    if (raw === undefined) return;
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new WebhookRequestError(400, `url: '${raw}' is not a URL`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:")
-      throw new WebhookRequestError(400, "url: must be http or https");
-    if (url.username || url.password) throw new WebhookRequestError(400, "url: must not carry credentials");
-    // A literal address is refused now; a name is checked when it resolves, at every attempt.
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    const why = /^[\d.]+$|:/.test(host) ? p.policy.refusal(host) : undefined;
-    if (why) throw new WebhookRequestError(400, `url: ${why}; not allowed (WEARABLES_WEBHOOK_ALLOWED_NETWORKS)`);
+    const why = raw === undefined ? undefined : outboundUrlRefusal(raw, p.policy);
+    if (why) throw new WebhookRequestError(400, `url: ${why} (WEARABLES_WEBHOOK_ALLOWED_NETWORKS allows networks)`);
   }
 
   async function checkUser(userId: string | null | undefined) {

@@ -39,8 +39,6 @@ import { createHealthDataWriter } from "../store/healthDataWriter.ts";
 import { createOAuthStatesRepository } from "../store/oauthStatesRepository.ts";
 import { createSyncRunsRepository } from "../store/syncRunsRepository.ts";
 import { createUsersRepository } from "../store/usersRepository.ts";
-import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
-import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
 import { createWebhookOutbox, type WebhookOutbox } from "../webhooks/webhookOutbox.ts";
 import { createSyncJob, SYNC_QUEUE } from "./syncJob.ts";
@@ -83,9 +81,7 @@ export function createProvidersModule(p: CreateProvidersModuleParameters): Provi
   const directory = createVendorDirectory({ config, sandboxOrigin: () => p.originOf("sandbox") });
   const connectionsStore = createConnectionsStore(db);
   const runs = createSyncRunsRepository(db);
-  const outbox =
-    p.outbox ??
-    createWebhookOutbox({ endpoints: createWebhookEndpointsRepository(), messages: createWebhookMessagesRepository() });
+  const outbox = p.outbox ?? createWebhookOutbox();
   const writer = withWebhookEvents(createHealthDataWriter(), outbox);
   const lifecycle = createSyncRunLifecycle({ runs, outbox });
   const counter = createRateCounter(config.redisUrl);

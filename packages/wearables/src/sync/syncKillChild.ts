@@ -20,8 +20,6 @@ import { createVendorDirectory } from "../providers/registry.ts";
 import { createConnectionsStore } from "../store/connectionsRepository.ts";
 import { createHealthDataWriter } from "../store/healthDataWriter.ts";
 import { createSyncRunsRepository } from "../store/syncRunsRepository.ts";
-import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
-import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { waitFor } from "../testing/jobWorkers.ts";
 import { withWebhookEvents } from "../webhooks/eventingWriter.ts";
 import { createWebhookOutbox } from "../webhooks/webhookOutbox.ts";
@@ -51,10 +49,7 @@ const sessions = createVendorSessions({
 /** When this process's current run of the job began (for the PAGE lines' times). */
 let ranAt = performance.now();
 // The service's own wiring: data with its webhook events, runs with theirs.
-const outbox = createWebhookOutbox({
-  endpoints: createWebhookEndpointsRepository(),
-  messages: createWebhookMessagesRepository(),
-});
+const outbox = createWebhookOutbox();
 const sync = createSyncJob({
   db,
   logger,

@@ -21,6 +21,7 @@ import {
   type SecretBox,
   webhookHeaders,
 } from "@platform/kernel";
+import { retryAfterMs } from "../providers/vendorClient.ts";
 import type { WebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
 import type { DeliveryToSend, WebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { nextAttemptDelayMs } from "./retrySchedule.ts";
@@ -54,15 +55,6 @@ export interface CreateDeliveryHandlerParameters {
 
 /** The associated data an endpoint's secret is sealed with: a sealed secret moved to another row won't open. */
 export const endpointSecretAssociatedData = (endpointId: string) => `wearables.webhook_endpoints:${endpointId}`;
-
-/** Seconds a `Retry-After` asks for (delta seconds or an HTTP date). */
-function retryAfterMs(header: string | string[] | undefined, now: number): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
 
 interface Outcome {
   ok: boolean;
@@ -122,7 +114,7 @@ export function createDeliveryHandler(p: CreateDeliveryHandlerParameters) {
       response: res.body,
       durationMs: res.durationMs,
       overloaded: res.status === 429,
-      retryAfterMs: retryAfterMs(res.headers["retry-after"], now()),
+      retryAfterMs: retryAfterMs([res.headers["retry-after"]].flat()[0] ?? null, now()),
     };
   }
 

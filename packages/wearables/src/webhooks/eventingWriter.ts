@@ -61,11 +61,12 @@ export function withWebhookEvents(writer: HealthDataWriter, outbox: WebhookOutbo
 
     async writeWorkout(tx, userId, source, workout) {
       const id = await writer.writeWorkout(tx, userId, source, workout);
-      if (!(await outbox.interest(tx, userId))?.("workout.created")) return id;
+      const interest = await outbox.interest(tx, userId);
+      if (!interest?.wants("workout.created")) return id;
       const d = workout.details;
       const km = finite(d.distance) ? (d.distance as number) / 1000 : null;
       const seconds = (workout.end - workout.start) / 1000;
-      await outbox.emit(tx, [
+      await interest.emit([
         workoutCreated({
           id,
           userId,
@@ -88,9 +89,10 @@ export function withWebhookEvents(writer: HealthDataWriter, outbox: WebhookOutbo
 
     async writeSleep(tx, userId, source, sleep) {
       const id = await writer.writeSleep(tx, userId, source, sleep);
-      if (!(await outbox.interest(tx, userId))?.("sleep.created")) return id;
+      const interest = await outbox.interest(tx, userId);
+      if (!interest?.wants("sleep.created")) return id;
       const d = sleep.details;
-      await outbox.emit(tx, [
+      await interest.emit([
         sleepCreated({
           id,
           userId,
@@ -119,8 +121,8 @@ export function withWebhookEvents(writer: HealthDataWriter, outbox: WebhookOutbo
       const written = await writer.writeSamples(tx, source, samples);
       if (written === 0) return written;
       const info = await sourceInfo(tx, source);
-      const wants = await outbox.interest(tx, info.userId);
-      if (!wants) return written;
+      const interest = await outbox.interest(tx, info.userId);
+      if (!interest) return written;
       const byType = new Map<number, SampleInput[]>();
       for (const s of samples) {
         const list = byType.get(s.seriesType);
@@ -146,9 +148,9 @@ export function withWebhookEvents(writer: HealthDataWriter, outbox: WebhookOutbo
           seriesType: type.code,
           samples: out,
           batchKey: `${info.id}.${content}`,
-        }).filter((e) => wants(e.type));
+        }).filter((e) => interest.wants(e.type));
       });
-      await outbox.emit(tx, events);
+      await interest.emit(events);
       return written;
     },
   };

@@ -11,8 +11,12 @@
  * });
  */
 import { enqueueJobs, type Queryable } from "@platform/kernel";
-import type { EndpointFilter, WebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
-import type { WebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
+import {
+  createWebhookEndpointsRepository,
+  type EndpointFilter,
+  type WebhookEndpointsRepository,
+} from "../store/webhookEndpointsRepository.ts";
+import { createWebhookMessagesRepository, type WebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import type { WebhookEvent } from "./webhookEvents.ts";
 import { newMessageId } from "./webhookIds.ts";
 
@@ -33,10 +37,17 @@ export interface WebhookOutbox {
   /** Writes what endpoints want of `events`; answers how many messages were written. */
   emit(tx: Queryable, events: readonly WebhookEvent[]): Promise<number>;
   /**
-   * Which event types of `userId` some enabled endpoint wants (a predicate), or undefined when none wants any:
-   * writers skip building events nobody receives.
+   * What the enabled endpoints want of `userId`'s events, read once for one write, or undefined when none wants
+   * any: writers skip building events nobody receives, and emit with the endpoints already read.
    */
-  interest(tx: Queryable, userId: string | null): Promise<((type: string) => boolean) | undefined>;
+  interest(tx: Queryable, userId: string | null): Promise<Interest | undefined>;
+}
+
+export interface Interest {
+  /** Whether some endpoint wants events of `type`. */
+  wants(type: string): boolean;
+  /** `emit` with the endpoints this interest was read from. */
+  emit(events: readonly WebhookEvent[]): Promise<number>;
 }
 
 /** Whether an endpoint receives an event: its user (if scoped) and its event types (if filtered). */
@@ -46,53 +57,62 @@ export function endpointWants(endpoint: EndpointFilter, event: WebhookEvent): bo
   return !endpoint.filter_types?.length || endpoint.filter_types.includes(event.type);
 }
 
-export function createWebhookOutbox(p: {
-  endpoints: WebhookEndpointsRepository;
-  messages: WebhookMessagesRepository;
-}): WebhookOutbox {
+/**
+ * The outbox over its repositories (default: the service's own; the outbox keeps no state, so every builder of
+ * a writer may make one).
+ */
+export function createWebhookOutbox(
+  p: { endpoints: WebhookEndpointsRepository; messages: WebhookMessagesRepository } = {
+    endpoints: createWebhookEndpointsRepository(),
+    messages: createWebhookMessagesRepository(),
+  },
+): WebhookOutbox {
+  async function emitTo(tx: Queryable, endpoints: readonly EndpointFilter[], events: readonly WebhookEvent[]) {
+    if (events.length === 0) return 0;
+    const wanted = events
+      .map((event) => ({ event, to: endpoints.filter((e) => endpointWants(e, event)) }))
+      .filter((w) => w.to.length > 0);
+    if (wanted.length === 0) return 0;
+    const written = await p.messages.insertMessages(
+      tx,
+      wanted.map(({ event }) => ({
+        id: newMessageId(),
+        event_type: event.type,
+        event_id: event.eventId,
+        user_id: event.userId,
+        payload: { type: event.type, data: event.data },
+      })),
+    );
+    const keyOf = new Map(written.map((w) => [w.event_id, w.key]));
+    const pairs = wanted.flatMap(({ event, to }) => {
+      const key = keyOf.get(event.eventId);
+      return key === undefined ? [] : to.map((e) => ({ endpoint_id: e.id, message_key: key }));
+    });
+    const deliveries = await p.messages.insertDeliveries(tx, pairs);
+    await enqueueJobs(
+      tx,
+      WEBHOOK_DELIVERY_QUEUE,
+      deliveries.map((d): DeliveryJobPayload => ({ endpointId: d.endpoint_id, messageKey: d.message_key, trigger: 0 })),
+      { maxAttempts: DELIVERY_JOB_ATTEMPTS },
+    );
+    return written.length;
+  }
+
   return {
     async interest(tx, userId) {
       const endpoints = (await p.endpoints.enabledFilters(tx)).filter(
         (e) => e.user_id === null || e.user_id === userId,
       );
       if (endpoints.length === 0) return undefined;
-      if (endpoints.some((e) => !e.filter_types?.length)) return () => true;
-      const types = new Set(endpoints.flatMap((e) => e.filter_types ?? []));
-      return (type) => types.has(type);
+      const types = endpoints.some((e) => !e.filter_types?.length)
+        ? undefined
+        : new Set(endpoints.flatMap((e) => e.filter_types ?? []));
+      return {
+        wants: (type) => types?.has(type) ?? true,
+        emit: (events) => emitTo(tx, endpoints, events),
+      };
     },
 
-    async emit(tx, events) {
-      if (events.length === 0) return 0;
-      const endpoints = await p.endpoints.enabledFilters(tx);
-      const wanted = events
-        .map((event) => ({ event, to: endpoints.filter((e) => endpointWants(e, event)) }))
-        .filter((w) => w.to.length > 0);
-      if (wanted.length === 0) return 0;
-      const written = await p.messages.insertMessages(
-        tx,
-        wanted.map(({ event }) => ({
-          id: newMessageId(),
-          event_type: event.type,
-          event_id: event.eventId,
-          user_id: event.userId,
-          payload: { type: event.type, data: event.data },
-        })),
-      );
-      const keyOf = new Map(written.map((w) => [w.event_id, w.key]));
-      const pairs = wanted.flatMap(({ event, to }) => {
-        const key = keyOf.get(event.eventId);
-        return key === undefined ? [] : to.map((e) => ({ endpoint_id: e.id, message_key: key }));
-      });
-      const deliveries = await p.messages.insertDeliveries(tx, pairs);
-      await enqueueJobs(
-        tx,
-        WEBHOOK_DELIVERY_QUEUE,
-        deliveries.map(
-          (d): DeliveryJobPayload => ({ endpointId: d.endpoint_id, messageKey: d.message_key, trigger: 0 }),
-        ),
-        { maxAttempts: DELIVERY_JOB_ATTEMPTS },
-      );
-      return written.length;
-    },
+    emit: async (tx, events) => (events.length === 0 ? 0 : emitTo(tx, await p.endpoints.enabledFilters(tx), events)),
   };
 }
