@@ -27,8 +27,8 @@ const api = async (method: string, path: string) => {
   return { status: res.status, body: (text ? JSON.parse(text) : null) as any, headers: res.headers };
 };
 
-/** Runs the sync queue's jobs until none is left, with the service's own queue definition. */
-async function drainSync() {
+/** Runs `queue`'s jobs until none is left, with the service's own queue definition. */
+async function drainProviderQueue(queue: string) {
   const module = createProvidersModule({
     config: s.context.config,
     db: s.database.db,
@@ -36,11 +36,12 @@ async function drainSync() {
     originOf: (host) => (host === "sandbox" ? (s.urls.sandbox as string) : s.url),
   });
   try {
-    await drainQueue(s.database.db, s.context.logger, SYNC_QUEUE, module.queues[SYNC_QUEUE] as never);
+    await drainQueue(s.database.db, s.context.logger, queue, module.queues[queue] as never);
   } finally {
     await module.close();
   }
 }
+const drainSync = () => drainProviderQueue(SYNC_QUEUE);
 
 /** The browser's part: the consent form allowed, the callback followed; answers the callback's answer. */
 async function connect(login: string, redirectUri?: string) {
@@ -293,22 +294,7 @@ describe("providers and sync", () => {
       [jobId],
     );
     await enqueueJob(s.database.db, SCHEDULED_SYNC_QUEUE, {});
-    const module = createProvidersModule({
-      config: s.context.config,
-      db: s.database.db,
-      logger: s.context.logger,
-      originOf: (host) => (host === "sandbox" ? (s.urls.sandbox as string) : s.url),
-    });
-    try {
-      await drainQueue(
-        s.database.db,
-        s.context.logger,
-        SCHEDULED_SYNC_QUEUE,
-        module.queues[SCHEDULED_SYNC_QUEUE] as never,
-      );
-    } finally {
-      await module.close();
-    }
+    await drainProviderQueue(SCHEDULED_SYNC_QUEUE);
     const runs = (await api("GET", `/sync/runs?user_id=${userId}&status=failed`)).body;
     expect(runs).toMatchObject([{ run_id: run?.id, stage: "failed", status: "failed", error: "lock expired" }]);
   });

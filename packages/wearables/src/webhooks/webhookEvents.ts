@@ -145,56 +145,31 @@ export interface SyncRunEvent {
   metadata?: Record<string, unknown>;
 }
 
-export function syncStarted(r: SyncRunEvent): WebhookEvent {
+/** A sync run's event: its fields, what `type` adds, then the message and metadata (the anchor's order). */
+function syncEvent(type: string, r: SyncRunEvent, extra: Record<string, unknown> = {}): WebhookEvent {
   return {
-    type: "sync.started",
-    eventId: `sync.started.${r.runId}`,
+    type,
+    eventId: `${type}.${r.runId}`,
     userId: r.userId,
     data: {
       user_id: r.userId,
       provider: r.provider,
       source: r.source,
       run_id: r.runId,
+      ...extra,
       message: r.message ?? null,
       metadata: r.metadata ?? {},
     },
   };
 }
 
-export function syncCompleted(r: SyncRunEvent & { status: string; itemsProcessed: number | null }): WebhookEvent {
-  return {
-    type: "sync.completed",
-    eventId: `sync.completed.${r.runId}`,
-    userId: r.userId,
-    data: {
-      user_id: r.userId,
-      provider: r.provider,
-      source: r.source,
-      run_id: r.runId,
-      status: r.status,
-      message: r.message ?? null,
-      items_processed: r.itemsProcessed,
-      metadata: r.metadata ?? {},
-    },
-  };
-}
+export const syncStarted = (r: SyncRunEvent): WebhookEvent => syncEvent("sync.started", r);
 
-export function syncFailed(r: SyncRunEvent & { error: string }): WebhookEvent {
-  return {
-    type: "sync.failed",
-    eventId: `sync.failed.${r.runId}`,
-    userId: r.userId,
-    data: {
-      user_id: r.userId,
-      provider: r.provider,
-      source: r.source,
-      run_id: r.runId,
-      error: r.error,
-      message: r.message ?? null,
-      metadata: r.metadata ?? {},
-    },
-  };
-}
+export const syncCompleted = (r: SyncRunEvent & { status: string; itemsProcessed: number | null }): WebhookEvent =>
+  syncEvent("sync.completed", r, { status: r.status, items_processed: r.itemsProcessed });
+
+export const syncFailed = (r: SyncRunEvent & { error: string }): WebhookEvent =>
+  syncEvent("sync.failed", r, { error: r.error });
 
 /** One sample as the timeseries endpoint answers it. */
 export interface WebhookSample {

@@ -24,7 +24,12 @@ import { createWebhookEndpointsService, type WebhookEndpointsService } from "../
 import { createWebhookEndpointsRepository } from "../store/webhookEndpointsRepository.ts";
 import { createWebhookMessagesRepository } from "../store/webhookMessagesRepository.ts";
 import { createDeliveryHandler } from "./deliveryJob.ts";
-import { createWebhookOutbox, WEBHOOK_DELIVERY_QUEUE, type WebhookOutbox } from "./webhookOutbox.ts";
+import {
+  createWebhookOutbox,
+  type DeliveryJobPayload,
+  WEBHOOK_DELIVERY_QUEUE,
+  type WebhookOutbox,
+} from "./webhookOutbox.ts";
 
 /** The hourly deletion of messages past `WEARABLES_WEBHOOK_RETENTION_DAYS`. */
 export const WEBHOOK_PRUNE_QUEUE = "wearables.webhook-prune";
@@ -72,24 +77,24 @@ export function createWebhooksModule(p: CreateWebhooksModuleParameters): Webhook
     now: p.now,
     random: p.random,
   });
-  const queue: QueueDefinition<never> = {
+  const queue: QueueDefinition<DeliveryJobPayload> = {
     concurrency: config.wearablesWebhookConcurrency,
     // Above the request's own deadline, so that a slow receiver ends as a timed-out attempt, not a dead job.
     timeoutMs: config.wearablesWebhookTimeoutSec * 1000 + 15_000,
     backoff: { baseMs: 1_000 },
     handler: async (job) => {
-      await deliver(job as never);
+      await deliver(job);
       counts.attempts += 1;
     },
   };
-  const prune: QueueDefinition<never> = {
+  const prune: QueueDefinition<unknown> = {
     concurrency: 1,
     timeoutMs: 10 * 60_000,
     handler: async (job) => {
       const before = new Date((p.now ?? Date.now)() - config.wearablesWebhookRetentionDays * 86_400_000);
       // In batches, each its own statement: a large backlog never holds one long transaction.
       for (;;) {
-        (job as { signal: AbortSignal }).signal.throwIfAborted();
+        job.signal.throwIfAborted();
         const deleted = await messages.pruneMessages(db, before, PRUNE_BATCH);
         counts.pruned += deleted;
         if (deleted < PRUNE_BATCH) break;
@@ -100,7 +105,10 @@ export function createWebhooksModule(p: CreateWebhooksModuleParameters): Webhook
     outbox,
     service,
     registerRoutes: (api) => registerWebhookRoutes(api, service),
-    queues: { [WEBHOOK_DELIVERY_QUEUE]: queue, [WEBHOOK_PRUNE_QUEUE]: prune },
+    queues: {
+      [WEBHOOK_DELIVERY_QUEUE]: queue as QueueDefinition<never>,
+      [WEBHOOK_PRUNE_QUEUE]: prune as QueueDefinition<never>,
+    },
     schedules: [{ name: WEBHOOK_PRUNE_QUEUE, queue: WEBHOOK_PRUNE_QUEUE, everyMs: 3_600_000 }],
     status: () => ({ ...counts }),
     close: () => client.close(),

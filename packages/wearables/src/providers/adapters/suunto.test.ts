@@ -27,18 +27,15 @@ afterAll(async () => {
 });
 
 const received = (send: (url: string) => Promise<unknown>) => receivePush("suunto", send);
+/** The stand-in's user `kimmo`, connected with the app's credentials and subscription key. */
+const connectKimmo = () =>
+  connectToStandIn({ adapter: suunto, origin: cloud.origin, credentials, login: "kimmo", apiKey: subscriptionKey });
 
 describe("suunto adapter", () => {
   const today = Math.floor(Date.now() / DAY) * DAY;
 
   it("connects with Basic client authentication and names the user by the token answer's username", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     expect(suunto.oauth).toMatchObject({ pkce: false, clientAuth: "basic", scope: "" });
     expect(h.tokens.providerUserId).toBe("kimmo");
     expect(h.tokens.providerUsername).toBe("kimmo");
@@ -46,13 +43,7 @@ describe("suunto adapter", () => {
   });
 
   it("pages workouts 100 at a time and maps one value by value", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     const window = { start: today - 100 * DAY, end: today - 10 * DAY };
     const pages = await h.fetchAll("workouts", window);
     expect(pages.length).toBeGreaterThanOrEqual(2);
@@ -96,13 +87,7 @@ describe("suunto adapter", () => {
   });
 
   it("honours the sync's knobs: page size, first offset, and the modification-time filter reach /v3/workouts", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     const window = { start: today - 20 * DAY, end: Date.now() };
     const before = cloud.seen("/v3/workouts").length;
     const pages = await h.fetchAll("workouts", window, { limit: 20, offset: 10, byModificationTime: false });
@@ -129,13 +114,7 @@ describe("suunto adapter", () => {
   });
 
   it("passes the workout list through with limit, offset and filter-by-modification-time as asked", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     const since = Math.floor((today - 5 * DAY) / 1000);
     const raw = (await suunto.listRawWorkouts?.(
       h.client,
@@ -152,13 +131,7 @@ describe("suunto adapter", () => {
   });
 
   it("maps nights and naps (seconds → minutes), resting heart rate from the night, two-week pages", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     const window = { start: today - 30 * DAY, end: today };
     const pages = await h.fetchAll("sleep", window);
     expect(pages.length).toBe(3);
@@ -193,13 +166,7 @@ describe("suunto adapter", () => {
   });
 
   it("maps 24/7 activity samples (joules → kcal, SpO2 → percent, RMSSD) and daily totals", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     const pages = await h.fetchAll("samples", { start: today - 10 * DAY, end: today });
     expect(pages.length).toBe(2);
     expect(pages.reduce((n, p) => n + p.fetched, 0)).toBe(10 * 48);
@@ -229,13 +196,7 @@ describe("suunto adapter", () => {
   });
 
   it("answers 400 on a range over 28 days, and needs the subscription key", async () => {
-    const h = await connectToStandIn({
-      adapter: suunto,
-      origin: cloud.origin,
-      credentials,
-      login: "kimmo",
-      apiKey: subscriptionKey,
-    });
+    const h = await connectKimmo();
     await expect(
       h.client.getJson(`${h.urls.apiBase}/247samples/sleep`, {
         from: today - 40 * DAY,
