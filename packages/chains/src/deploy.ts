@@ -63,6 +63,59 @@ export interface DevnetContracts {
   uniswapV3SwapRouter: Address;
   /** `NonfungiblePositionManager(factory, WETH9, tokenDescriptor 0x0)`: no `tokenURI`, everything else. */
   uniswapV3PositionManager: Address;
+  /**
+   * UMA's `Timer`: the HubPool's clock (`Testable.getCurrentTime`). Anyone may set it; on the devnet the
+   * dataworker moves it past a proposal's liveness so that a refund takes a minute, not ten.
+   */
+  timer: Address;
+  /** Stand-in for UMA's Finder: answers every lookup with {@link umaStore} (UMA is not deployed). */
+  umaFinder: Address;
+  /** Stand-in for UMA's collateral whitelist and Store: every token is whitelisted, every final fee is 1 wei. */
+  umaStore: Address;
+  /** Across' `BondToken` (ABT): WETH that only whitelisted proposers can bond; the admin is one. */
+  bondToken: Address;
+  /** `Mock_Adapter`: the HubPool's adapter for every chain; it locks tokens in {@link mockBridge} and emits events. */
+  mockAdapter: Address;
+  mockBridge: Address;
+}
+
+/** The bond of a root bundle proposal (the documented mainnet bond, 0.45 ABT); the Store adds a 1 wei final fee. */
+export const DEVNET_BOND = parseEther("0.45");
+const DEVNET_BOND_FUNDS = parseEther("100");
+/** `HubPool.setLiveness` requires more than ten minutes. */
+export const HUB_POOL_MIN_LIVENESS = 601;
+
+/**
+ * Runtime of a contract that answers every call with the 32-byte word `word`:
+ * PUSH32 word, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN (41 bytes), behind an 11-byte constructor that
+ * copies it out (PUSH1 41, DUP1, PUSH1 11, PUSH1 0, CODECOPY, PUSH1 0, RETURN).
+ */
+function constantWordContract(word: Hex): Hex {
+  const w = word.slice(2).padStart(64, "0");
+  return `0x602980600b6000396000f37f${w}60005260206000f3`;
+}
+
+/**
+ * UMA's side of the HubPool, which the devnet does not deploy: its Timer, and two constant-word contracts the
+ * HubPool asks only in `setBond` (Finder → collateral whitelist and Store). Disputes, the only other use of
+ * the Finder, are out (the proposer is a trusted operator). They come from the `signer` account, which sends
+ * nothing else in the template, so that they exist before the HubPool and no admin address moves.
+ */
+function planUmaStandIns(
+  deployer: DevnetAccount,
+  txs: PlannedTx[],
+  next: (from: DevnetAccount) => number,
+): { timer: Address; store: Address; finder: Address } {
+  const create = (label: string, data: Hex): Address => {
+    const nonce = next(deployer);
+    txs.push({ label, from: deployer, nonce, data, gas: DEPLOY_GAS });
+    return getContractAddress({ from: deployer.address, nonce: BigInt(nonce) });
+  };
+  const timer = create("UMA Timer", deploy("Timer"));
+  // isOnWhitelist → true, computeFinalFee → 1 wei (a FixedPoint.Unsigned of 1).
+  const store = create("UMA whitelist/Store stand-in", constantWordContract("0x01"));
+  const finder = create("UMA Finder stand-in", constantWordContract(store));
+  return { timer, store, finder };
 }
 
 /** An ERC-20 on the devnet. */
@@ -344,8 +397,8 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
   // The HubPool side of Across: LP pools for every token and their rate models. Deployed on every chain
   // like the rest of the template; the crosschain service uses the hub chain's (chain 1 when present).
   const lpTokenFactory = create("LpTokenFactory", deploy("LpTokenFactory"));
-  // No UMA Finder or Timer: they only serve root bundle proposals and tests; HubPool time is block time.
-  const hubPool = create("HubPool", deploy("HubPool", [lpTokenFactory, zeroAddress, weth9, zeroAddress]));
+  const uma = planUmaStandIns(accounts.signer, txs, next);
+  const hubPool = create("HubPool", deploy("HubPool", [lpTokenFactory, uma.finder, weth9, uma.timer]));
   const configStore = create("AcrossConfigStore", deploy("AcrossConfigStore"));
   const rateConfig = JSON.stringify({ rateModel: DEVNET_RATE_MODEL });
   for (const t of [
@@ -451,6 +504,18 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
       V3_MINT_GAS,
     );
   }
+  // Settlement, appended so that no address above moves: the bond token (only whitelisted proposers can
+  // post it: the admin is the trusted proposer), the adapter every chain's rebalances go through, the bond
+  // and the shortest liveness the HubPool accepts (the dataworker advances the Timer on the devnet).
+  const bondToken = create("BondToken", deploy("BondToken", [hubPool]));
+  const mockAdapter = create("Mock_Adapter", deploy("Mock_Adapter"));
+  const mockBridge = getContractAddress({ from: mockAdapter, nonce: 1n });
+  send("BondToken setProposer admin", admin, bondToken, call("BondToken", "setProposer", [admin.address, true]));
+  send("BondToken deposit admin", admin, bondToken, call("BondToken", "deposit"), DEVNET_BOND_FUNDS);
+  send("BondToken approve HubPool", admin, bondToken, call("BondToken", "approve", [hubPool, maxUint256]));
+  send("HubPool setBond", admin, hubPool, call("HubPool", "setBond", [bondToken, DEVNET_BOND]));
+  send("HubPool setLiveness", admin, hubPool, call("HubPool", "setLiveness", [HUB_POOL_MIN_LIVENESS]));
+
   const contracts: DevnetContracts = {
     weth9,
     spokePool,
@@ -476,6 +541,12 @@ export function planDeployment(accounts: DevnetAccounts): DeploymentPlan {
     uniswapV3Factory,
     uniswapV3SwapRouter,
     uniswapV3PositionManager,
+    timer: uma.timer,
+    umaFinder: uma.finder,
+    umaStore: uma.store,
+    bondToken,
+    mockAdapter,
+    mockBridge,
   };
   return { contracts, tokens, templateTxs: txs };
 }

@@ -120,13 +120,17 @@ CREATE TABLE crosschain.settlement_txs (
   chain_id bigint NOT NULL,
   sender bytea NOT NULL,
   nonce bigint NOT NULL,
-  tx_hash bytea,
-  state text NOT NULL CHECK (state IN ('sending', 'sent', 'confirmed', 'reverted')),
+  -- The signed transaction, written before it is broadcast: a restart re-broadcasts exactly it.
+  raw_tx bytea NOT NULL,
+  tx_hash bytea NOT NULL,
+  state text NOT NULL CHECK (state IN ('sent', 'confirmed', 'reverted', 'dropped')),
   last_error text,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (bundle_id, step)
+  block_number bigint
 );
+-- One live transaction per step; a dropped one (its nonce went to another transaction) may be replaced.
+CREATE UNIQUE INDEX settlement_txs_step_idx ON crosschain.settlement_txs (bundle_id, step) WHERE state <> 'dropped';
 
 -- Deposit status changes, an outbox the push stream reads (id = the SSE event id). The writers insert in
 -- the same transaction as the change and NOTIFY crosschain_deposit_status.

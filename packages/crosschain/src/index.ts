@@ -30,6 +30,7 @@ import { registerLimitsRoute } from "./http/limits.ts";
 import { openapiTags } from "./http/openapiTags.ts";
 import { acrossRequestBodies } from "./http/requestBodies.ts";
 import { ServiceApiError } from "./http/schemas.ts";
+import { registerSettlementRoutes } from "./http/settlement.ts";
 import { registerSuggestedFeesRoute } from "./http/suggestedFees.ts";
 import { registerSwapApprovalRoutes } from "./http/swapApproval.ts";
 import { registerSwapChainsRoute } from "./http/swapChains.ts";
@@ -44,8 +45,12 @@ import { type Relayer, startRelayer } from "./relayer/index.ts";
 import { relayerKeyOf } from "./relayer/relayerKey.ts";
 import { createDepositAddressService, type DepositAddressService } from "./services/depositAddresses.ts";
 import { createDepositsService, type DepositsService } from "./services/deposits.ts";
+import { createSettlementService, type SettlementService } from "./services/settlement.ts";
 import { createSuggestedFeesService, type SuggestedFeesService } from "./services/suggestedFees.ts";
 import { createSwapApprovalService, type SwapApprovalService } from "./services/swapApproval.ts";
+import { type Dataworker, startDataworker } from "./settlement/dataworker.ts";
+import { settlementKeyOf } from "./settlement/settlementKey.ts";
+import { createBundlesRepository } from "./store/bundlesRepository.ts";
 import { createDepositAddressesRepository } from "./store/depositAddressesRepository.ts";
 import { createDepositsRepository } from "./store/depositsRepository.ts";
 
@@ -81,6 +86,7 @@ export async function createCrosschain(context: PlatformContext): Promise<Crossc
   const signerKey = depositAddressKeyOf(context);
   const services: CrosschainServices = {
     deposits: createDepositsService(createDepositsRepository(context.db)),
+    settlement: createSettlementService(createBundlesRepository(context.db)),
     suggestedFees,
     swaps,
     depositAddresses: createDepositAddressService({
@@ -103,6 +109,7 @@ export async function createCrosschain(context: PlatformContext): Promise<Crossc
 /** What the routes call. */
 interface CrosschainServices {
   deposits: DepositsService;
+  settlement: SettlementService;
   suggestedFees: SuggestedFeesService;
   swaps: SwapApprovalService;
   depositAddresses: DepositAddressService;
@@ -153,6 +160,7 @@ async function createServer(
       registerSwapCounterfactualRoute(typed, services.depositAddresses);
       registerAvailableRoutesRoute(typed, quotes);
       registerChainsRoute(typed, quotes);
+      registerSettlementRoutes(typed, services.settlement);
     },
     { prefix: BASE_PATH },
   );
@@ -164,6 +172,8 @@ export interface CrosschainJobs extends BackgroundJob {
   relayer: Relayer | undefined;
   /** Undefined without a deposit-address signer key (or with `indexers: false`, a relayer-only role). */
   depositAddressWatcher: DepositAddressWatcher | undefined;
+  /** Undefined when settlement is off, has no key, or no chain has a HubPool. */
+  dataworker: Dataworker | undefined;
 }
 
 export interface CrosschainJobsOptions {
@@ -230,18 +240,37 @@ function startCrosschainJobs(
           clientOf,
         })
       : undefined;
+  const settlementKey = settlementKeyOf(context);
+  const dataworker =
+    config.crosschainSettlement && settlementKey && o.indexers !== false
+      ? startDataworker({
+          db,
+          chains,
+          privateKey: settlementKey,
+          logger,
+          intervalMs: config.crosschainSettlementIntervalSec * 1000,
+          endBlockBuffer: config.crosschainSettlementEndBlockBuffer,
+          fastLiveness: config.crosschainSettlementFastLiveness && context.devnet !== undefined,
+          leaseTtlMs: config.crosschainRelayerLeaseSec * 1000,
+        })
+      : undefined;
+  if (config.crosschainSettlement && !settlementKey) {
+    logger.warn("crosschain settlement not started: set CROSSCHAIN_SETTLEMENT_KEY (the devnet provides one)");
+  }
   if (config.crosschainRelayer && !relayerKey) {
     logger.warn("crosschain relayer not started: set CROSSCHAIN_RELAYER_KEY (the devnet provides one)");
   }
   return {
     relayer,
     depositAddressWatcher,
+    dataworker,
     status: () => {
       const state = quotes.cache.snapshot();
       return toJobStatus({
         indexers: indexers?.indexers.map((i) => i.status) ?? [],
         relayer: relayer?.status ?? null,
         depositAddresses: depositAddressWatcher?.status ?? null,
+        settlement: dataworker?.status() ?? null,
         chainState: [...state.chains.values()].map((c) => ({
           chainId: c.chainId,
           blockNumber: c.blockNumber,
@@ -251,6 +280,7 @@ function startCrosschainJobs(
       });
     },
     async stop() {
+      await dataworker?.stop();
       await depositAddressWatcher?.stop();
       await relayer?.stop();
       await indexers?.stop();

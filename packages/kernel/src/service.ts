@@ -33,9 +33,14 @@ export interface PlatformContext {
    * relayer account, a publicly known development key, which the crosschain relayer fills with unless
    * CROSSCHAIN_RELAYER_KEY is set, and its counterfactual signer (the CounterfactualBeacon's `signer`), which
    * authorises and sends deposits from counterfactual deposit addresses unless CROSSCHAIN_DEPOSIT_ADDRESS_KEY is
-   * set. Never in `config`, so they cannot pass for configured secrets.
+   * set, and its admin, which owns the HubPool and the spokes and is the settlement's trusted proposer unless
+   * CROSSCHAIN_SETTLEMENT_KEY is set. Never in `config`, so they cannot pass for configured secrets.
    */
-  devnet?: { relayerKey: `0x${string}`; depositAddressSignerKey?: `0x${string}` };
+  devnet?: {
+    relayerKey: `0x${string}`;
+    depositAddressSignerKey?: `0x${string}`;
+    settlementKey?: `0x${string}`;
+  };
 }
 
 /** A background role of a service (an indexer, a relayer); stopped before the database closes. */

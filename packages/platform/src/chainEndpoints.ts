@@ -20,12 +20,13 @@ export function readDevnetManifest(config: Config): DevnetManifest | undefined {
   return config.devnet ? readManifest(join(config.dataDir, "devnet.json")) : undefined;
 }
 
-/** What services get of a devnet in their context (`PlatformContext.devnet`): its relayer's and signer's keys. */
+/** What services get of a devnet in their context (`PlatformContext.devnet`): its relayer's, signer's and admin's keys. */
 export function devnetContext(manifest: DevnetManifest | undefined): PlatformContext["devnet"] {
   return manifest
     ? {
         relayerKey: manifest.accounts.relayer.privateKey,
         depositAddressSignerKey: manifest.accounts.signer?.privateKey,
+        settlementKey: manifest.accounts.admin.privateKey,
       }
     : undefined;
 }

@@ -14,4 +14,10 @@ export const swapsTag = {
     "Crosschain swaps: quotes with origin and destination swaps routed over the chains' pools, embedded actions on the destination, and the swap sources.",
 };
 
-export const openapiTags = [quotesTag, swapsTag, depositsTag];
+export const settlementTag = {
+  name: "Settlement",
+  description:
+    "Root bundles: what the dataworker proposed on the HubPool and executed (relayer repayments, refunds of expired deposits, slow fills).",
+};
+
+export const openapiTags = [quotesTag, swapsTag, depositsTag, settlementTag];

@@ -36,7 +36,7 @@ export type BroadcastError =
   /** Anything else (timeout, connection): broadcast or not, unknown. */
   | "unknown";
 
-function classifyBroadcastError(error: unknown): BroadcastError {
+export function classifyBroadcastError(error: unknown): BroadcastError {
   const text = String((error as { details?: string })?.details ?? "") + String(error);
   if (/already known|known transaction|already imported|AlreadyKnown/i.test(text)) return "known";
   if (/nonce too low|NonceTooLow|nonce has already been used|invalid nonce/i.test(text)) return "nonce-used";

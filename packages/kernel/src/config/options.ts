@@ -368,6 +368,45 @@ export const options = {
       "TTL of the kernel leases `crosschain.relayer:<chain>:<address>` (a relayer key per destination chain) `crosschain.deposit-addresses:<chain>` (the deposit-address watcher) and `crosschain.indexer:<chain>` (the SpokePool indexers, whose deposits the relayer fills): with several instances one works, and another takes over this long after the holder was killed (at once after a clean stop).",
     parse: parseInt_(1, 3_600),
   }),
+  crosschainSettlement: option({
+    env: "CROSSCHAIN_SETTLEMENT",
+    default: true,
+    description:
+      "Run the dataworker with `platform start`: it settles root bundles on the HubPool (relayer repayments, refunds of expired deposits, slow fills); needs CROSSCHAIN_SETTLEMENT_KEY, or the devnet's admin account. One instance settles at a time (kernel lease `crosschain.settlement`).",
+    parse: parseBool,
+  }),
+  crosschainSettlementKey: option<string | undefined>({
+    env: "CROSSCHAIN_SETTLEMENT_KEY",
+    default: undefined,
+    description:
+      "Private key (0x…) of the trusted proposer: it posts the HubPool bond, proposes and executes root bundles; default on the devnet: the manifest's admin account (which also bridges roots and tokens to the devnet's spokes).",
+    parse: (raw) => {
+      if (!/^0x[0-9a-fA-F]{64}$/.test(raw.trim()))
+        throw new ConfigError("must be a 0x-prefixed 32-byte hex private key");
+      return raw.trim();
+    },
+    secret: true,
+  }),
+  crosschainSettlementIntervalSec: option({
+    env: "CROSSCHAIN_SETTLEMENT_INTERVAL_SEC",
+    default: 5,
+    description: "How often the dataworker looks for something to settle (the bundle interval when there is).",
+    parse: parseInt_(1, 86_400),
+  }),
+  crosschainSettlementEndBlockBuffer: option({
+    env: "CROSSCHAIN_SETTLEMENT_END_BLOCK_BUFFER",
+    default: 2,
+    description:
+      "Blocks below each chain's head a bundle's range ends (the finality buffer; Across uses per-chain buffers on mainnet).",
+    parse: parseInt_(0, 10_000),
+  }),
+  crosschainSettlementFastLiveness: option({
+    env: "CROSSCHAIN_SETTLEMENT_FAST_LIVENESS",
+    default: true,
+    description:
+      "Devnet only: once a proposal is on the hub, move the HubPool's Timer past its liveness (601 s, the shortest the HubPool accepts) so that a bundle executes within seconds; off, the dataworker waits out the liveness. Ignored off the devnet.",
+    parse: parseBool,
+  }),
   brokerageAuthPort: port(
     "BROKERAGE_AUTH_PORT",
     8200,
