@@ -6,6 +6,7 @@
  */
 import type { Logger } from "@platform/kernel";
 import { encodeFunctionData, type Hex } from "viem";
+import { relayHash } from "../domain/relayHash.ts";
 import type { BundlesRepository, Fence, StoredBundle, StoredRefundLeaf } from "../store/bundlesRepository.ts";
 import type { DevnetBridge } from "./devnetBridge.ts";
 import { hubPoolAbi, type SettlementChains, spokePoolAbi, timerAbi } from "./settlementChains.ts";
@@ -278,7 +279,8 @@ async function executeSlowLeaves(ctx: BundleStepsContext, bundle: StoredBundle, 
         address: spoke,
         abi: spokePoolAbi,
         functionName: "fillStatuses",
-        args: [leaf.relayHash],
+        // The spoke's key (over the message itself), not the indexer's relay hash (over its hash).
+        args: [relayHash(leaf.relayData, leaf.chainId)],
       })) as bigint;
       const head = await client.getBlock();
       const state =

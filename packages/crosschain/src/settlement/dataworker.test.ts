@@ -1,0 +1,130 @@
+/**
+ * The dataworker on the real contracts: each leaf kind settles on the devnet — a relayer is repaid on its
+ * repayment chain (input less the LP fee), an expired deposit is refunded in full to its depositor on the
+ * origin chain, a requested slow fill is executed for its recipient — and the HubPool's bond comes back.
+ */
+import { manifestToken } from "@platform/chains";
+import { hexToBytea } from "@platform/kernel";
+import { type Address, erc20Abi, parseUnits } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { advanceTime, fillStatusOf, tokenBalance, waitFor } from "../relayer/testSupport.ts";
+import { createBundlesRepository } from "../store/bundlesRepository.ts";
+import { fillDeposit, makeDeposit, spokeAbi } from "../testing/spokePoolActions.ts";
+import { type SettlementHarness, startSettlementHarness } from "./testHarness.ts";
+
+const HUB = 1;
+const SPOKE = 10;
+let h: SettlementHarness;
+
+beforeAll(async () => {
+  h = await startSettlementHarness([HUB, SPOKE]);
+  h.startDataworker();
+}, 60_000);
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+/** Waits until the bundle that booked `relayHash` as `kind` is executed; returns its id. */
+async function settled(kind: string, relayHash: `0x${string}`): Promise<number> {
+  return waitFor(
+    `${kind} settled`,
+    async () => {
+      await h.catchUp();
+      const [row] = await h.db.query<{ bundle_id: string; status: string }>(
+        `SELECT i.bundle_id, b.status FROM crosschain.bundle_items i JOIN crosschain.bundles b ON b.id = i.bundle_id
+         WHERE i.kind = $1 AND i.relay_hash = $2`,
+        [kind, hexToBytea(relayHash)],
+      );
+      return row?.status === "executed" ? Number(row.bundle_id) : undefined;
+    },
+    60_000,
+  );
+}
+
+const bondBalance = async () =>
+  h.f.publicClient(HUB).readContract({
+    address: h.f.chain(HUB).contracts.bondToken,
+    abi: erc20Abi,
+    functionName: "balanceOf",
+    args: [h.f.accounts.admin.address as Address],
+  });
+
+describe("dataworker", () => {
+  it("repays a relayer on its repayment chain, less the LP fee", async () => {
+    const { f } = h;
+    const bondBefore = await bondBalance();
+    const inputAmount = parseUnits("100", 6);
+    const d = await makeDeposit(f, { origin: SPOKE, destination: HUB, inputAmount, outputAmount: parseUnits("99", 6) });
+    await fillDeposit(f, d);
+    const before = await tokenBalance(f, HUB, "USDC", f.accounts.relayer.address);
+    const bundleId = await settled("fillRefund", d.internalRelayHash);
+    const [item] = await h.db.query<{ amount: string; lp_fee: string; chain_id: string }>(
+      "SELECT amount, lp_fee, chain_id FROM crosschain.bundle_items WHERE kind = 'fillRefund' AND relay_hash = $1",
+      [hexToBytea(d.internalRelayHash)],
+    );
+    expect(Number(item?.chain_id)).toBe(HUB);
+    expect(BigInt(item?.amount ?? 0) + BigInt(item?.lp_fee ?? 0)).toBe(inputAmount);
+    expect(await tokenBalance(f, HUB, "USDC", f.accounts.relayer.address)).toBe(before + BigInt(item?.amount ?? 0));
+    // The bond returns with the last pool leaf.
+    expect(await bondBalance()).toBe(bondBefore);
+    const leaves = await createBundlesRepository(h.db).poolLeaves(bundleId);
+    expect(leaves.every((l) => l.execTx)).toBe(true);
+  });
+
+  it("refunds an expired deposit to its depositor on the origin chain", async () => {
+    const { f } = h;
+    const user = f.accounts.users[1] as (typeof f.accounts.users)[number];
+    const inputAmount = parseUnits("25", 6);
+    const before = await tokenBalance(f, SPOKE, "USDC", user.address);
+    const d = await makeDeposit(f, {
+      origin: SPOKE,
+      destination: HUB,
+      inputAmount,
+      outputAmount: parseUnits("24", 6),
+      user: 1,
+      fillDeadlineOffset: 30,
+    });
+    expect(await tokenBalance(f, SPOKE, "USDC", user.address)).toBe(before - inputAmount);
+    // Nobody fills; the destination's clock passes the deadline.
+    await advanceTime(f, HUB, 60);
+    await settled("expiredRefund", d.internalRelayHash);
+    expect(await tokenBalance(f, SPOKE, "USDC", user.address)).toBe(before);
+    const [refund] = await h.db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM crosschain.settlement_events WHERE chain_id = $1 AND event_name = 'ExecutedRelayerRefundRoot'`,
+      [SPOKE],
+    );
+    expect(Number(refund?.n)).toBeGreaterThan(0);
+  });
+
+  it("executes a requested slow fill for its recipient", async () => {
+    const { f } = h;
+    const recipient = f.accounts.users[2]?.address as Address;
+    const inputAmount = parseUnits("10", 6);
+    const d = await makeDeposit(f, {
+      origin: SPOKE,
+      destination: HUB,
+      inputAmount,
+      outputAmount: parseUnits("9.9", 6),
+      recipient,
+    });
+    const wallet = f.walletClient(HUB, f.accounts.users[0] as (typeof f.accounts.users)[number]);
+    await f.publicClient(HUB).waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: f.chain(HUB).contracts.spokePool,
+        abi: spokeAbi,
+        functionName: "requestSlowFill",
+        args: [d.relayData],
+      }),
+    });
+    const before = await tokenBalance(f, HUB, "USDC", recipient);
+    await settled("slowFill", d.internalRelayHash);
+    const [item] = await h.db.query<{ amount: string }>(
+      "SELECT amount FROM crosschain.bundle_items WHERE kind = 'slowFill' AND relay_hash = $1",
+      [hexToBytea(d.internalRelayHash)],
+    );
+    expect(await tokenBalance(f, HUB, "USDC", recipient)).toBe(before + BigInt(item?.amount ?? 0));
+    expect(await fillStatusOf(f, HUB, d.relayHash)).toBe(2);
+    expect(manifestToken(f.chain(HUB), "USDC").address).toBeTruthy();
+  });
+});
