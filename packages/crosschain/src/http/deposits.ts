@@ -291,7 +291,7 @@ export function registerDepositRoutes(app: HttpServer, deposits: DepositsService
         description:
           "Look a deposit up by depositTxnRef (+ index when one transaction holds several deposits), by relayDataHash, " +
           "by originChainId + depositId, or by depositAddress + index (the index-th deposit made from that address, oldest first). " +
-          "Status: pending, filled, slowFillRequested, expired.",
+          "Status: pending, filled, slowFillRequested, expired, refunded (an expired deposit whose refund leaf was executed; depositRefundTxnRef is that transaction).",
         querystring: StatusQuery,
         response: {
           200: StatusResponse,

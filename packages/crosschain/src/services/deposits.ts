@@ -53,6 +53,7 @@ function withStatus(deposit: DepositRow, now: number): DepositWithStatus {
         ? { txHash: byteaToHex(deposit.fill_tx_hash), callsFailed: deposit.fill_calls_failed === true }
         : null,
       slowFillRequested: deposit.slow_fill_requested,
+      refund: deposit.refund_tx_hash ? { txHash: byteaToHex(deposit.refund_tx_hash) } : null,
     },
     now,
   );

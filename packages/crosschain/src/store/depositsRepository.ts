@@ -3,6 +3,7 @@
  * time (see domain/depositStatus.ts); `STATUS_SQL` is the same rule in SQL, used to filter by status.
  */
 import type { Database } from "@platform/kernel";
+import { STATUS_JOINS, STATUS_SQL } from "./depositStatusSql.ts";
 
 export interface DepositRow {
   /** Row id (the anchor's numeric `id` in /deposits); assigned at insert, so a re-indexed deposit gets a new one. */
@@ -45,6 +46,8 @@ export interface DepositRow {
   fill_swap_token_price_usd: string | null;
   fill_swap_fee_usd: string | null;
   slow_fill_requested: boolean;
+  /** The transaction that executed the refund leaf paying this expired deposit back (see depositStatusSql.ts). */
+  refund_tx_hash: Buffer | null;
   speedups: {
     transactionHash: string;
     updatedRecipient: string;
@@ -60,22 +63,14 @@ const SELECT = `
          f.gas_token_price_usd AS fill_gas_token_price_usd, f.input_price_usd AS fill_input_price_usd,
          f.output_price_usd AS fill_output_price_usd, f.bridge_fee_usd AS fill_bridge_fee_usd,
          f.swap_token_price_usd AS fill_swap_token_price_usd, f.swap_fee_usd AS fill_swap_fee_usd,
-         (s.relay_hash IS NOT NULL) AS slow_fill_requested,
+         (s.relay_hash IS NOT NULL) AS slow_fill_requested, r.tx_hash AS refund_tx_hash,
          coalesce((SELECT json_agg(json_build_object(
              'transactionHash', '0x' || encode(u.tx_hash, 'hex'), 'updatedRecipient', '0x' || encode(u.updated_recipient, 'hex'),
              'updatedMessage', '0x' || encode(u.updated_message, 'hex'), 'blockNumber', u.block_number,
              'updatedOutputAmount', u.updated_output_amount::text) ORDER BY u.block_number, u.log_index)
            FROM crosschain.speedups u WHERE u.origin_chain_id = d.origin_chain_id AND u.deposit_id = d.deposit_id), '[]') AS speedups
   FROM crosschain.deposits d
-  LEFT JOIN crosschain.fills f ON f.relay_hash = d.relay_hash
-  LEFT JOIN crosschain.slow_fill_requests s ON s.relay_hash = d.relay_hash`;
-
-/** The anchor's raw status (before "unfilled" is shown as "pending"); $now = unix seconds. */
-const STATUS_SQL = (now: string) => `CASE
-  WHEN f.relay_hash IS NOT NULL THEN 'filled'
-  WHEN d.fill_deadline < ${now} THEN 'expired'
-  WHEN s.relay_hash IS NOT NULL THEN 'slowFillRequested'
-  ELSE 'unfilled' END`;
+  ${STATUS_JOINS}`;
 
 export interface ListDepositsParameters {
   depositor?: Buffer | undefined;
@@ -157,7 +152,7 @@ export function createDepositsRepository(db: Database) {
       if (p.outputToken) add((n) => `d.output_token = $${n}`, p.outputToken);
       if (p.integratorId) add((n) => `d.integrator_id = $${n}`, p.integratorId.toLowerCase());
       if (p.status) {
-        // "slowFilled" is never assigned (slow fills end as filled), "refunded" comes with settlement.
+        // "slowFilled" is never assigned (slow fills end as filled).
         params.push(p.nowSec);
         const nowParam = `$${params.length}::bigint`;
         add((n) => `${STATUS_SQL(nowParam)} = $${n}`, p.status);

@@ -14,6 +14,7 @@ import type {
   SlowFillRequestFact,
   SpeedUpFact,
 } from "../indexer/spokePoolEvents.ts";
+import { recordStatusChanges, statusKeysAbove } from "./depositStatusEvents.ts";
 
 export interface IndexerCheckpoint {
   next_block: string;
@@ -156,6 +157,7 @@ export function createIndexerStore(db: Database, fence?: WriteFence) {
     async startOver(chainId: number, spokePool: Hex, genesisHash: Hex, startBlock: bigint): Promise<void> {
       await db.transaction(async (tx) => {
         await fence?.(tx);
+        const moved = await statusKeysAbove(tx, chainId, 0n);
         await deleteAbove(tx, chainId, -1n);
         await tx.query(
           `INSERT INTO crosschain.chains (chain_id, spoke_pool, genesis_hash, next_block, start_block)
@@ -165,6 +167,7 @@ export function createIndexerStore(db: Database, fence?: WriteFence) {
              rollbacks = crosschain.chains.rollbacks + 1, updated_at = now()`,
           [chainId, hexDigits(spokePool), hexDigits(genesisHash), startBlock.toString()],
         );
+        if (moved.length) await recordStatusChanges(tx, { relayHashes: moved }, "reorg");
       });
     },
 
@@ -190,6 +193,8 @@ export function createIndexerStore(db: Database, fence?: WriteFence) {
           chainId,
           (to + 1n).toString(),
         ]);
+        // Last: it holds the outbox's lock until the commit (see recordStatusChanges).
+        await recordStatusChanges(tx, { chainId, fromBlock: expectedNext }, "indexer");
         return true;
       });
     },
@@ -198,6 +203,8 @@ export function createIndexerStore(db: Database, fence?: WriteFence) {
     async rollbackTo(chainId: number, ancestor: bigint): Promise<void> {
       await db.transaction(async (tx) => {
         await fence?.(tx);
+        // The deposits whose fill, slow request or refund goes with the blocks: their status moves back.
+        const moved = await statusKeysAbove(tx, chainId, ancestor + 1n);
         await deleteAbove(tx, chainId, ancestor);
         await tx.query(
           `UPDATE crosschain.chains SET next_block = $2, rollbacks = rollbacks + 1, updated_at = now(),
@@ -205,6 +212,7 @@ export function createIndexerStore(db: Database, fence?: WriteFence) {
            WHERE chain_id = $1`,
           [chainId, (ancestor + 1n).toString()],
         );
+        if (moved.length) await recordStatusChanges(tx, { relayHashes: moved }, "reorg");
       });
     },
   };
