@@ -24,6 +24,7 @@ import { type DepositAddressWatcher, startDepositAddressWatcher } from "./deposi
 import { registerAvailableRoutesRoute } from "./http/availableRoutes.ts";
 import { bearerSecurityScheme, createBearerAuth } from "./http/bearerAuth.ts";
 import { registerChainsRoute } from "./http/chains.ts";
+import { registerDepositStatusStreamRoute } from "./http/depositStatusStream.ts";
 import { registerDepositRoutes } from "./http/deposits.ts";
 import { formatError } from "./http/errorFormat.ts";
 import { registerLimitsRoute } from "./http/limits.ts";
@@ -45,6 +46,7 @@ import { type Relayer, startRelayer } from "./relayer/index.ts";
 import { relayerKeyOf } from "./relayer/relayerKey.ts";
 import { createDepositAddressService, type DepositAddressService } from "./services/depositAddresses.ts";
 import { createDepositsService, type DepositsService } from "./services/deposits.ts";
+import { startExpirySweep } from "./services/expirySweep.ts";
 import { createSettlementService, type SettlementService } from "./services/settlement.ts";
 import { createSuggestedFeesService, type SuggestedFeesService } from "./services/suggestedFees.ts";
 import { createSwapApprovalService, type SwapApprovalService } from "./services/swapApproval.ts";
@@ -116,7 +118,7 @@ interface CrosschainServices {
 }
 
 async function createServer(
-  { config, logger, apiKeys }: PlatformContext,
+  { config, logger, apiKeys, db }: PlatformContext,
   quotes: QuoteContext,
   services: CrosschainServices,
 ): Promise<HttpServer> {
@@ -151,6 +153,7 @@ async function createServer(
       api.addHook("onRequest", requireBearer);
       const typed = api.withTypeProvider<TypeBoxTypeProvider>();
       registerDepositRoutes(typed, services.deposits);
+      registerDepositStatusStreamRoute(typed, { db, logger: logger.child({ service: "crosschain" }) });
       registerSuggestedFeesRoute(typed, services.suggestedFees);
       registerLimitsRoute(typed, services.suggestedFees);
       registerSwapApprovalRoutes(typed, services.swaps);
@@ -209,6 +212,8 @@ function startCrosschainJobs(
           // The relayer fills only what an indexer stored: its takeover must not lag the relayer's.
           leaseTtlMs: config.crosschainRelayerLeaseSec * 1000,
         });
+  // Deposits whose deadline passed become `expired` on the push stream (nothing is indexed when it happens).
+  const expirySweep = o.indexers === false ? undefined : startExpirySweep({ db, logger });
   const refresh = startQuoteRefresh(quotes); // the relayer's fill costs read the cache (a worker may serve nothing)
   const relayerKey = relayerKeyOf(context);
   const relayer =
@@ -250,7 +255,8 @@ function startCrosschainJobs(
           logger,
           intervalMs: config.crosschainSettlementIntervalSec * 1000,
           endBlockBuffer: config.crosschainSettlementEndBlockBuffer,
-          fastLiveness: config.crosschainSettlementFastLiveness && context.devnet !== undefined,
+          // Only a HubPool with a Timer (a test deployment: production HubPools have none) can be hurried.
+          fastLiveness: config.crosschainSettlementFastLiveness,
           leaseTtlMs: config.crosschainRelayerLeaseSec * 1000,
         })
       : undefined;
@@ -283,6 +289,7 @@ function startCrosschainJobs(
       await dataworker?.stop();
       await depositAddressWatcher?.stop();
       await relayer?.stop();
+      await expirySweep?.stop();
       await indexers?.stop();
       await refresh.stop();
     },

@@ -44,7 +44,10 @@ const children = killTestChildren();
 beforeAll(async () => {
   [f, database] = await Promise.all([
     startDevnetFixture({ chainIds: [HUB, SPOKE] }),
-    createKillTestDatabase({ name: "settlement", migrations: [...kernelMigrations(), ...crosschainService.migrations] }),
+    createKillTestDatabase({
+      name: "settlement",
+      migrations: [...kernelMigrations(), ...crosschainService.migrations],
+    }),
   ]);
 });
 
@@ -178,7 +181,9 @@ it("a dataworker SIGKILLed after every step of a bundle settles it exactly once"
     );
     return BigInt(row?.amount ?? -1);
   };
-  expect(await tokenBalance(f, HUB, "USDC", relayer)).toBe(before.relayer - filled.relayData.outputAmount + (await item("fillRefund", filled)));
+  expect(await tokenBalance(f, HUB, "USDC", relayer)).toBe(
+    before.relayer - filled.relayData.outputAmount + (await item("fillRefund", filled)),
+  );
   expect(await tokenBalance(f, SPOKE, "USDC", depositor)).toBe(before.depositor);
   expect(await item("expiredRefund", expiring)).toBe(expiring.relayData.inputAmount);
   expect(await tokenBalance(f, HUB, "USDC", recipient)).toBe(before.recipient + (await item("slowFill", slow)));

@@ -29,7 +29,9 @@ startDataworker({
   hooks: {
     async onStep(step, info) {
       if (step !== config.crashAt) return;
-      process.stdout.write(`CRASH ${step} ${JSON.stringify(info, (_, v) => (typeof v === "bigint" ? v.toString() : v))}\n`);
+      process.stdout.write(
+        `CRASH ${step} ${JSON.stringify(info, (_, v) => (typeof v === "bigint" ? v.toString() : v))}\n`,
+      );
       await new Promise(() => {}); // stall here: the parent kills us
     },
   },

@@ -13,6 +13,7 @@ import type {
   SlowFillLeaf,
   V3RelayData,
 } from "../settlement/types.ts";
+import { recordStatusChanges } from "./depositStatusEvents.ts";
 
 export type BundleStatus = "built" | "proposed" | "executed" | "abandoned";
 
@@ -424,6 +425,8 @@ export function createBundlesRepository(db: Database) {
           "UPDATE crosschain.bundle_refund_leaves SET spoke_root_bundle_id = $3 WHERE bundle_id = $1 AND chain_id = $2",
           [bundleId, chainId, spokeRootBundleId],
         );
+        // Were a leaf's execution indexed already, its deposits are refunded from now on (last: it locks the outbox).
+        await recordStatusChanges(tx, { bundleId }, "settlement");
       });
     },
 

@@ -404,7 +404,7 @@ export const options = {
     env: "CROSSCHAIN_SETTLEMENT_FAST_LIVENESS",
     default: true,
     description:
-      "Devnet only: once a proposal is on the hub, move the HubPool's Timer past its liveness (601 s, the shortest the HubPool accepts) so that a bundle executes within seconds; off, the dataworker waits out the liveness. Ignored off the devnet.",
+      "Devnet only: once a proposal is on the hub, move the HubPool's Timer (UMA's test clock, which the devnet's HubPool reads its time from) past its liveness (601 s, the shortest the HubPool accepts), so that a bundle executes within seconds; off, the dataworker waits the liveness out. Ignored for a HubPool without a Timer, as every production HubPool is.",
     parse: parseBool,
   }),
   brokerageAuthPort: port(
