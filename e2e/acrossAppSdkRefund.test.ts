@@ -6,7 +6,7 @@
  * (`/deposits/status/stream`) delivers the same changes as they happen.
  */
 import { createAcrossClient } from "@across-protocol/app-sdk";
-import { manifestToken, viemChain } from "@platform/chains";
+import { loadArtifact, manifestToken, viemChain } from "@platform/chains";
 import { type DevnetFixture, startDevnetFixture } from "@platform/chains/testing";
 import { type Crosschain, crosschainService } from "@platform/crosschain";
 import { contextChains, quotesWarm } from "@platform/crosschain/testing";
@@ -15,7 +15,6 @@ import { startTestService, type TestService } from "@platform/kernel/testing";
 import { createWalletClient, erc20Abi, http, parseEventLogs, parseUnits } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { loadArtifact } from "@platform/chains";
 import { routeAcrossFetchTo } from "./support/acrossFetch.ts";
 
 const A = 8453;
@@ -32,7 +31,9 @@ beforeAll(async () => {
     chains: contextChains(f),
     config: {
       crosschainPollMs: 100,
+      // The relayer is off, but its key still sizes the quote limits (its balances), as on a paused deployment.
       crosschainRelayer: false,
+      crosschainRelayerKey: f.accounts.relayer.privateKey,
       crosschainSettlementKey: f.accounts.admin.privateKey,
       crosschainSettlementIntervalSec: 1,
       crosschainSettlementEndBlockBuffer: 0,
@@ -89,7 +90,12 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
   const usdc = manifestToken(origin, "USDC").address;
   const inputAmount = parseUnits("75", 6);
   const quote = await client.getQuote({
-    route: { originChainId: A, destinationChainId: B, inputToken: usdc, outputToken: manifestToken(dest, "USDC").address },
+    route: {
+      originChainId: A,
+      destinationChainId: B,
+      inputToken: usdc,
+      outputToken: manifestToken(dest, "USDC").address,
+    },
     inputAmount,
   });
   const balance = () =>
@@ -98,11 +104,13 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
 
   const controller = new AbortController();
   const events: StatusEvent[] = [];
-  const stream = follow(`${s.url}/api/deposits/status/stream?depositor=${user.address}`, events, controller.signal).catch(
-    (error: Error) => {
-      if (error.name !== "AbortError") throw error;
-    },
-  );
+  const stream = follow(
+    `${s.url}/api/deposits/status/stream?depositor=${user.address}`,
+    events,
+    controller.signal,
+  ).catch((error: Error) => {
+    if (error.name !== "AbortError") throw error;
+  });
 
   const walletClient = createWalletClient({ account: user, chain: chains[0], transport: http(origin.rpcUrl) });
   const now = Number((await f.publicClient(B).getBlock()).timestamp);
@@ -114,10 +122,10 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
     chain: chains[0],
   });
   await f.publicClient(A).waitForTransactionReceipt({ hash: approve });
-  // A short deadline, so the test does not wait the quote's hours for the expiry.
+  // A deadline seconds away, so the test does not wait the quote's hours for the expiry.
   const { request } = await client.simulateDepositTx({
     walletClient: walletClient as never,
-    deposit: { ...quote.deposit, fillDeadline: now + 20 },
+    deposit: { ...quote.deposit, fillDeadline: now + 4 },
     integratorId: "0xbeef",
   });
   const depositTx = await walletClient.writeContract(request as never);
@@ -128,16 +136,16 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
   });
   expect(await balance()).toBe(before - inputAmount);
 
-  // Nobody fills; the destination's clock passes the deadline.
-  await f.publicClient(B).request({ method: "evm_increaseTime" as never, params: [60] as never });
-  await f.publicClient(B).request({ method: "evm_mine" as never });
-
+  // Nobody fills; the deadline passes (the devnet's clocks are real time).
   const status = async () =>
     (await (
       await realFetch(`${s.url}/api/deposit/status?originChainId=${A}&depositId=${depositId}`, {
         headers: { authorization: `Bearer ${s.apiKey}` },
       })
     ).json()) as { status: string; depositRefundTxnRef: string | null };
+  await vi.waitFor(async () => expect((await status()).status).toBe("expired"), { timeout: 30_000, interval: 250 });
+  // A bundle judges expiry by the destination's blocks, and this automine chain makes none by itself.
+  await f.publicClient(B).request({ method: "evm_mine" as never });
   const refunded = await vi.waitFor(
     async () => {
       const r = await status();
@@ -149,7 +157,9 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
   expect(await balance()).toBe(before);
 
   // The reference is the origin chain's execution of the refund leaf that pays this depositor.
-  const receipt = await f.publicClient(A).getTransactionReceipt({ hash: refunded.depositRefundTxnRef as `0x${string}` });
+  const receipt = await f
+    .publicClient(A)
+    .getTransactionReceipt({ hash: refunded.depositRefundTxnRef as `0x${string}` });
   const [executed] = parseEventLogs({
     abi: loadArtifact("Ethereum_SpokePool").abi,
     logs: receipt.logs,

@@ -292,6 +292,9 @@ export function createBundlesRepository(db: Database) {
             ],
           );
         }
+        // The deposits this bundle refunds are expired now, whether or not the expiry sweep noticed yet (last:
+        // it locks the outbox).
+        await recordStatusChanges(tx, { bundleId: id }, "expiry");
         return id;
       });
     },
