@@ -3,7 +3,7 @@
  * its heartbeat is recent), the leases (who runs what), and what the background jobs of the process on this
  * data folder are doing, read from its admin socket: per service, each indexer's chain, state, position against
  * the head and last error; the crosschain relayer's counters and per-chain state (running, or standby behind
- * another instance's lease).
+ * another instance's lease); the settlement dataworker's state and its bundle in flight (or last settled).
  *
  * On the embedded database everything comes from the admin socket of its one platform. On PostgreSQL the
  * instances and leases are read from the database (api and worker instances may run on other hosts); the
@@ -51,9 +51,20 @@ interface MarketDataStatus {
   lastError: string | null;
 }
 
+/** The crosschain dataworker (packages/crosschain/src/settlement/dataworker.ts `DataworkerStatus`). */
+interface SettlementStatus {
+  state: string;
+  hubChainId: number;
+  bundle: { id: number; status: string; ranges: { chainId: number; start: string; end: string }[] } | null;
+  bundlesExecuted: number;
+  lastTickAt: string | null;
+  lastError: string | null;
+}
+
 type ServiceStatus = {
   indexers?: IndexerStatus[];
   relayer?: RelayerStatus | null;
+  settlement?: SettlementStatus | null;
   marketData?: MarketDataStatus;
 };
 
@@ -190,6 +201,17 @@ export async function statusCommand(config: Config, o: { json?: boolean }): Prom
     process.stdout.write(
       `\nRelayer ${relayer.address}: ${relayer.sent} sent, ${relayer.confirmed} confirmed, ${relayer.replaced} replaced, ` +
         `${relayer.failed} failed; skips: ${skips}\n${chains.toString()}\n`,
+    );
+  }
+  const settlement = status.crosschain?.settlement;
+  if (settlement) {
+    const b = settlement.bundle;
+    const ranges = createTable(["chain", "first block", "last block"]);
+    for (const r of b?.ranges ?? []) ranges.push([String(r.chainId), r.start, r.end]);
+    process.stdout.write(
+      `\nSettlement (hub chain ${settlement.hubChainId}): ${settlement.state}; ${settlement.bundlesExecuted} bundles executed here` +
+        `${b ? `; bundle ${b.id} ${b.status}` : ""}${settlement.lastError ? `; last error: ${settlement.lastError}` : ""}\n` +
+        (b ? `${ranges.toString()}\n` : ""),
     );
   }
 }
