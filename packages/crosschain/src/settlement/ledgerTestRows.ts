@@ -138,7 +138,7 @@ export async function insertSlowLeaf(
 /** Empties every table the loaders read or write, between tests sharing one database. */
 export async function clearLedger(db: Queryable): Promise<void> {
   await db.exec(
-    `TRUNCATE crosschain.deposits, crosschain.fills, crosschain.slow_fill_requests, crosschain.bundles CASCADE;
+    `TRUNCATE crosschain.deposits, crosschain.fills, crosschain.slow_fill_requests, crosschain.bundles, crosschain.bundle_items CASCADE;
      TRUNCATE crosschain.deposit_lp_fees, crosschain.hub_pool_snapshots;`,
   );
 }
