@@ -61,6 +61,7 @@ describe("platform start with the devnet", () => {
       "DEVNET",
       "CROSSCHAIN_RELAYER_KEY",
       "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+      "CROSSCHAIN_SETTLEMENT_KEY",
       "DATABASE_URL",
       "SECRETS_KEYS",
     ]);

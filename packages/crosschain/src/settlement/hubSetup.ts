@@ -27,7 +27,7 @@ async function ownerCall(p: HubSetupParameters, functionName: string, args: read
   });
   const raw = await p.account.signTransaction(request as never);
   const hash = await client.sendRawTransaction({ serializedTransaction: raw });
-  const receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000 });
+  const receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000, pollingInterval: 50 });
   if (receipt.status !== "success") throw new Error(`HubPool ${functionName} reverted (${hash})`);
 }
 

@@ -11,6 +11,7 @@ describe("developmentDefaults", () => {
       "DEVNET",
       "CROSSCHAIN_RELAYER_KEY",
       "CROSSCHAIN_DEPOSIT_ADDRESS_KEY",
+      "CROSSCHAIN_SETTLEMENT_KEY",
       "DATABASE_URL",
       "SECRETS_KEYS",
     ]);

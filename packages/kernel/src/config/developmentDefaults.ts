@@ -44,6 +44,18 @@ export function developmentDefaults(config: Config): DevelopmentDefault[] {
       production: "CROSSCHAIN_DEPOSIT_ADDRESS_KEY=<the CounterfactualBeacon signer's private key>",
     });
   }
+  if (
+    config.devnet &&
+    config.crosschainSettlement &&
+    (config.services as string[]).includes("crosschain") &&
+    !config.crosschainSettlementKey
+  ) {
+    found.push({
+      option: "CROSSCHAIN_SETTLEMENT_KEY",
+      risk: "CROSSCHAIN_SETTLEMENT_KEY is unset: root bundles are proposed and executed with the devnet's admin account, a publicly known key",
+      production: "CROSSCHAIN_SETTLEMENT_KEY=<the trusted proposer's private key>, or CROSSCHAIN_SETTLEMENT=false",
+    });
+  }
   if (!config.databaseUrl) {
     found.push({
       option: "DATABASE_URL",
