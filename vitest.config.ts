@@ -22,6 +22,22 @@ if (!runAnchorTests) {
   process.stderr.write(`Anchor-document tests left out: no ${anchorDocuments} (or ANCHOR_DOCUMENTS_DIR)\n`);
 }
 
+// CI runs the suite twice, on PGlite and on PostgreSQL (.ci/run). Its second pass (SKIP_DATABASE_AGNOSTIC=1)
+// leaves out what does not depend on the database, which the first pass already ran: the devnet and anvil
+// tests of `chains` (its lease test excepted), settlement's pure and on-chain Merkle tests, and the end-to-end
+// files whose subject is a client library or the documents (the storage they touch is tested on both
+// databases by the services' integration tests).
+const databaseAgnostic = [
+  "packages/chains/src/*.test.ts",
+  "packages/chains/src/abi/**",
+  "packages/chains/src/indexing/{blockFetcher,chainFollower,commonAncestor,logsView,rpcTransport}.test.ts",
+  "packages/crosschain/src/settlement/{merkle,merkle.onchain,buildBundle,ranges}.test.ts",
+  "packages/crosschain/src/settlement/leaves/**",
+  "e2e/{alpacaMarketData,alpacaTradeApi,alpacaMasterChief,brokerageCli,openidClient,wearablesCli}.test.ts",
+  "e2e/{acrossAppSdk,acrossAppSdkSwap,generatedClients,fuzz,openapi,openapiRoutes,readmeUrls,logFormat}.test.ts",
+];
+const skipDatabaseAgnostic = process.env.SKIP_DATABASE_AGNOSTIC === "1";
+
 // One suite for the whole tree: tests live beside the code they test (packages/*/src/**/*.test.ts);
 // tests that drive the started platform with real clients live in e2e/.
 export default defineConfig({
@@ -31,6 +47,7 @@ export default defineConfig({
       ...configDefaults.exclude,
       ...(runBrowserTests ? [] : ["**/*.browser.test.ts"]),
       ...(runAnchorTests ? [] : ["**/*.anchor.test.ts"]),
+      ...(skipDatabaseAgnostic ? databaseAgnostic : []),
     ],
     testTimeout: 30_000,
     hookTimeout: 120_000,
