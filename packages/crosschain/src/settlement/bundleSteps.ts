@@ -206,12 +206,15 @@ async function executePoolLeaves(ctx: BundleStepsContext, bundle: StoredBundle) 
 async function relayRoots(ctx: BundleStepsContext, bundle: StoredBundle, refundLeaves: StoredRefundLeaf[]) {
   const ids = new Map<number, number>();
   for (const l of refundLeaves) if (l.spokeRootBundleId !== null) ids.set(Number(l.chainId), l.spokeRootBundleId);
-  if (!ctx.bridge) return ids;
   const leaves = await ctx.repo.poolLeaves(bundle.id);
   for (const leaf of leaves.filter((l) => l.groupIndex === 0n)) {
     const chainId = Number(leaf.chainId);
     if (ids.has(chainId)) continue;
-    const id = await ctx.bridge.relayRoots(bundle.id, chainId, bundle.relayerRefundRoot, bundle.slowRelayRoot);
+    // Without the devnet bridge, a canonical bridge relays the roots: wait until the spoke's event is indexed.
+    const id = ctx.bridge
+      ? await ctx.bridge.relayRoots(bundle.id, chainId, bundle.relayerRefundRoot, bundle.slowRelayRoot)
+      : await ctx.repo.relayedRootBundleId(chainId, bundle.relayerRefundRoot, bundle.slowRelayRoot);
+    if (id === undefined) continue;
     await ctx.repo.setSpokeRootBundleId(ctx.fence, bundle.id, chainId, id);
     ids.set(chainId, id);
     await ctx.hooks.onStep?.("roots-relayed", { bundleId: bundle.id, chainId, rootBundleId: id });

@@ -420,6 +420,25 @@ export function createBundlesRepository(db: Database) {
       });
     },
 
+    /**
+     * The id `chainId`'s spoke gave these roots, from its indexed `RelayedRootBundle` (where a canonical bridge,
+     * not the dataworker, relays them); the newest if they were relayed more than once.
+     */
+    async relayedRootBundleId(
+      chainId: number,
+      relayerRefundRoot: Hex,
+      slowRelayRoot: Hex,
+    ): Promise<number | undefined> {
+      const [row] = await db.query<{ id: string }>(
+        `SELECT args->>'rootBundleId' AS id FROM crosschain.settlement_events
+         WHERE chain_id = $1 AND event_name = 'RelayedRootBundle'
+           AND lower(args->>'relayerRefundRoot') = $2 AND lower(args->>'slowRelayRoot') = $3
+         ORDER BY block_number DESC, log_index DESC LIMIT 1`,
+        [chainId, relayerRefundRoot.toLowerCase(), slowRelayRoot.toLowerCase()],
+      );
+      return row ? Number(row.id) : undefined;
+    },
+
     /** Records the id a chain's spoke gave the relayed roots, on every refund leaf of that chain. */
     async setSpokeRootBundleId(fence: Fence, bundleId: number, chainId: number, spokeRootBundleId: number) {
       await db.transaction(async (tx) => {
