@@ -93,8 +93,12 @@ async function setTimer(ctx: BundleStepsContext, bundleId: number, step: string,
 /** The bundle's end blocks are still canonical (else what it was built from may be gone). */
 async function rangesCanonical(ctx: BundleStepsContext, bundle: StoredBundle): Promise<boolean> {
   for (const r of bundle.ranges) {
-    const block = await ctx.chains.clientOf(r.chainId).getBlock({ blockNumber: r.end });
-    if (block.hash.toLowerCase() !== r.endHash.toLowerCase()) return false;
+    // A chain that reorganised to a shorter one has no such block any more.
+    const block = await ctx.chains
+      .clientOf(r.chainId)
+      .getBlock({ blockNumber: r.end })
+      .catch(() => undefined);
+    if (block?.hash?.toLowerCase() !== r.endHash.toLowerCase()) return false;
   }
   return true;
 }
