@@ -90,6 +90,13 @@ export async function buildNextBundle(ctx: BuildContext): Promise<number | undef
   }
   const blockRanges = bundleRanges(inputs);
   if (rangesAreEmpty(blockRanges)) return undefined;
+  // A chain with no block indexed yet (next_block = start_block = 0 on the devnet) would end at block −1,
+  // which `proposeRootBundle` cannot encode: the bundle would stay unproposable. Wait for a first block.
+  const unready = blockRanges.find((r) => r.end < 0n);
+  if (unready) {
+    ctx.logger.info({ chainId: unready.chainId }, "no bundle yet: the chain has no indexed block");
+    return undefined;
+  }
   const ranges: BundleRange[] = [];
   for (const r of blockRanges) {
     const block = await chains.clientOf(r.chainId).getBlock({ blockNumber: r.end < 0n ? 0n : r.end });

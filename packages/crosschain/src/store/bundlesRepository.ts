@@ -310,7 +310,14 @@ export function createBundlesRepository(db: Database) {
         running_balances: string[];
         proof: Buffer[];
         exec_tx: Buffer | null;
-      }>("SELECT * FROM crosschain.bundle_pool_leaves WHERE bundle_id = $1 ORDER BY leaf_id", [bundleId]);
+      }>(
+        // numeric[] as text[]: node-postgres parses numeric[] with parseFloat, which rounds amounts above 2^53
+        // (an 18-decimal token's) and breaks the leaf's proof; PGlite returns strings either way.
+        `SELECT leaf_id, chain_id, group_index, l1_tokens, bundle_lp_fees::text[] AS bundle_lp_fees,
+           net_send_amounts::text[] AS net_send_amounts, running_balances::text[] AS running_balances, proof, exec_tx
+         FROM crosschain.bundle_pool_leaves WHERE bundle_id = $1 ORDER BY leaf_id`,
+        [bundleId],
+      );
       return rows.map((r) => ({
         chainId: BigInt(r.chain_id),
         bundleLpFees: r.bundle_lp_fees.map(BigInt),
@@ -335,7 +342,12 @@ export function createBundlesRepository(db: Database) {
         proof: Buffer[];
         spoke_root_bundle_id: string | null;
         exec_tx: Buffer | null;
-      }>("SELECT * FROM crosschain.bundle_refund_leaves WHERE bundle_id = $1 ORDER BY leaf_id", [bundleId]);
+      }>(
+        `SELECT leaf_id, chain_id, l2_token, amount_to_return, refund_addresses, refund_amounts::text[] AS refund_amounts,
+           proof, spoke_root_bundle_id, exec_tx
+         FROM crosschain.bundle_refund_leaves WHERE bundle_id = $1 ORDER BY leaf_id`,
+        [bundleId],
+      );
       return rows.map((r) => ({
         amountToReturn: BigInt(r.amount_to_return),
         chainId: BigInt(r.chain_id),
