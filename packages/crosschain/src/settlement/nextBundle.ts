@@ -99,7 +99,7 @@ export async function buildNextBundle(ctx: BuildContext): Promise<number | undef
   }
   const ranges: BundleRange[] = [];
   for (const r of blockRanges) {
-    const block = await chains.clientOf(r.chainId).getBlock({ blockNumber: r.end < 0n ? 0n : r.end });
+    const block = await chains.clientOf(r.chainId).getBlock({ blockNumber: r.end });
     ranges.push({ ...r, endHash: block.hash, endTimestamp: block.timestamp });
   }
   const endTimestamps = new Map(ranges.map((r) => [r.chainId, r.endTimestamp]));
