@@ -38,7 +38,7 @@ for (const driver of drivers) {
   results[driver] = m;
   const c = m.construction;
   process.stdout.write(
-    `  ${driver}: baseline ${m.baseline.ms} ms | LP fees first time ${m.lpFees.loadUnpricedMs + m.lpFees.ensureMs} ms ` +
+    `  ${driver}: baseline ${m.baseline.ms} ms | LP fees first time ${Math.round(m.lpFees.loadUnpricedMs + m.lpFees.ensureMs)} ms ` +
       `(${m.lpFees.ratio}×) | loadBundleItems ${m.loadBundleItems.ms} ms (${m.loadBundleItems.ratio}×) | ` +
       `buildBundle ${m.buildBundle.ms} ms (${m.buildBundle.ratio}×) | booking ${m.booking.ms} ms (${m.booking.ratio}×) | ` +
       `peak RSS ${m.peakRssMB} MB (by phase ${JSON.stringify(m.phasePeakRssMB)})\n` +
