@@ -242,7 +242,10 @@ describe("the deposit status stream", () => {
     expect((await one.take(1)).map((e) => [e.data.depositId, e.data.status])).toEqual([["3", "filled"]]);
     expect((await both.take(1)).map((e) => e.data.depositId)).toEqual(["3"]);
     expect(await byTx.extra()).toEqual([]);
-    for (const s of [one, byTx, both]) s.close();
+    // depositAddress (as /deposit/status names the address deposits come from) is one more depositor.
+    const byAddress = await open(`depositAddress=${X}`);
+    expect((await byAddress.take(1)).length).toBe(1);
+    for (const s of [one, byTx, both, byAddress]) s.close();
   });
 
   it("documents the route so that spectral:oas finds nothing", async () => {

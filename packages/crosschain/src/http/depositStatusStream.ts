@@ -32,6 +32,13 @@ const StreamQuery = Type.Object({
       { maxItems: MAX_DEPOSITORS, description: `Depositor addresses (at most ${MAX_DEPOSITORS}).` },
     ),
   ),
+  depositAddress: Type.Optional(
+    Type.String({
+      pattern: `^${ADDRESS}$`,
+      description:
+        "Address the deposits are made from, as /deposit/status takes it (e.g. a counterfactual deposit address); a depositor.",
+    }),
+  ),
   originChainId: Type.Optional(ChainIdParam("Origin chain of the deposit; with depositId.")),
   depositId: Type.Optional(
     Type.String({ pattern: "^[0-9]{1,78}$", description: "Deposit id on the origin chain; with originChainId." }),
@@ -85,7 +92,10 @@ function parseFilter(q: StreamQuery): DepositStatusFilter {
     const missing = q.originChainId === undefined ? "originChainId" : "depositId";
     throw new HttpError(400, "originChainId and depositId go together", "MISSING_PARAM", missing);
   }
-  const depositors = (q.depositor ?? []).flatMap((list) => list.split(","));
+  const depositors = [
+    ...(q.depositor ?? []).flatMap((list) => list.split(",")),
+    ...(q.depositAddress ? [q.depositAddress] : []),
+  ];
   if (depositors.length > MAX_DEPOSITORS) {
     throw new HttpError(400, `At most ${MAX_DEPOSITORS} depositors`, "INVALID_PARAM", "depositor");
   }
@@ -100,7 +110,7 @@ function parseFilter(q: StreamQuery): DepositStatusFilter {
   if (!filter.depositors && !filter.deposit && !filter.depositTx) {
     throw new HttpError(
       400,
-      "Provide depositor, or originChainId and depositId, or depositTxnRef",
+      "Provide depositor (or depositAddress), or originChainId and depositId, or depositTxnRef",
       "MISSING_PARAM",
       "depositor",
     );
@@ -155,7 +165,7 @@ export function registerDepositStatusStreamRoute(app: HttpServer, deps: DepositS
           400: ErrorBody({
             status: 400,
             code: "MISSING_PARAM",
-            message: "Provide depositor, or originChainId and depositId, or depositTxnRef",
+            message: "Provide depositor (or depositAddress), or originChainId and depositId, or depositTxnRef",
             param: "depositor",
           }),
           401: UnauthorizedBody,
