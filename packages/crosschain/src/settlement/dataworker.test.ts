@@ -5,10 +5,13 @@
  */
 import { manifestToken } from "@platform/chains";
 import { hexToBytea } from "@platform/kernel";
-import { type Address, erc20Abi, parseUnits } from "viem";
+import { type Address, encodeFunctionData, erc20Abi, parseUnits } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { advanceTime, fillStatusOf, tokenBalance, waitFor } from "../relayer/testSupport.ts";
+import { createDepositsService } from "../services/deposits.ts";
 import { createBundlesRepository } from "../store/bundlesRepository.ts";
+import { createDepositsRepository } from "../store/depositsRepository.ts";
+import { multicallInstructions } from "../testing/multicallInstructions.ts";
 import { fillDeposit, makeDeposit, spokeAbi } from "../testing/spokePoolActions.ts";
 import { type SettlementHarness, startSettlementHarness } from "./testHarness.ts";
 
@@ -126,5 +129,60 @@ describe("dataworker", () => {
     expect(await tokenBalance(f, HUB, "USDC", recipient)).toBe(before + BigInt(item?.amount ?? 0));
     expect(await fillStatusOf(f, HUB, d.relayHash)).toBe(2);
     expect(manifestToken(f.chain(HUB), "USDC").address).toBeTruthy();
+  });
+
+  it("keeps actionsSucceeded right for slow-filled deposits that carry messages", async () => {
+    const { f } = h;
+    const hub = f.chain(HUB);
+    const fallback = f.accounts.users[2]?.address as Address;
+    const usdc = manifestToken(hub, "USDC").address;
+    // A call the handler cannot make (it holds far less): CallsFailed, the tokens go to the fallback.
+    const failing = multicallInstructions(fallback, [
+      {
+        target: usdc,
+        callData: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [fallback, 10n ** 30n] }),
+        value: 0n,
+      },
+    ]);
+    const deposits = createDepositsService(createDepositsRepository(h.db));
+    for (const [message, succeeded] of [
+      [failing, false],
+      [multicallInstructions(fallback), true],
+    ] as const) {
+      const d = await makeDeposit(f, {
+        origin: SPOKE,
+        destination: HUB,
+        inputAmount: parseUnits("5", 6),
+        outputAmount: parseUnits("4.9", 6),
+        recipient: hub.contracts.multicallHandler,
+        message,
+      });
+      const wallet = f.walletClient(HUB, f.accounts.users[0] as (typeof f.accounts.users)[number]);
+      await f.publicClient(HUB).waitForTransactionReceipt({
+        hash: await wallet.writeContract({
+          address: hub.contracts.spokePool,
+          abi: spokeAbi,
+          functionName: "requestSlowFill",
+          args: [d.relayData],
+        }),
+      });
+      await settled("slowFill", d.internalRelayHash);
+      const found = await waitFor(
+        "the slow fill indexed",
+        async () => {
+          await h.catchUp();
+          const r = await deposits.find({
+            by: "depositId",
+            originChainId: SPOKE,
+            depositId: String(d.depositId),
+            index: 0,
+          });
+          return r.status.status === "filled" ? r : undefined;
+        },
+        30_000,
+      );
+      expect(found.status.actionsSucceeded).toBe(succeeded);
+      expect(found.status.fillTxnRef).toMatch(/^0x[0-9a-f]{64}$/);
+    }
   });
 });
