@@ -32,8 +32,8 @@ export interface RelayData {
 /** {@link RelayData} without the message, for the internal hash. */
 export type RelayDataWithoutMessage = Omit<RelayData, "message">;
 
-/** ABI component list of `V3SpokePoolInterface.V3RelayData` (field order and types of the artifact). */
-const relayDataHead = [
+/** ABI component list of `V3SpokePoolInterface.V3RelayData` without its message (field order and types of the artifact). */
+export const relayDataHead = [
   { name: "depositor", type: "bytes32" },
   { name: "recipient", type: "bytes32" },
   { name: "exclusiveRelayer", type: "bytes32" },

@@ -26,7 +26,11 @@ export interface HubSnapshot {
   reserves: readonly HubReserves[];
 }
 
-/** Records the reserves read at a hub block; recording the same block again changes nothing. */
+/**
+ * Records the reserves read at a hub block, for the tokens whose reserves differ from their latest snapshot
+ * (the dataworker reads them every tick; an unchanged pool adds no row, and the lookup by quote time finds
+ * the same values in the earlier one). Recording the same block again changes nothing.
+ */
 export async function recordHubSnapshot(db: Queryable, snapshot: HubSnapshot): Promise<void> {
   if (snapshot.reserves.length === 0) return;
   const r = snapshot.reserves;
@@ -35,6 +39,12 @@ export async function recordHubSnapshot(db: Queryable, snapshot: HubSnapshot): P
        (l1_token, block_number, block_timestamp, liquid_reserves, utilized_reserves, undistributed_lp_fees)
      SELECT decode(t, 'hex'), $1, $2, l, u, f
      FROM unnest($3::text[], $4::numeric[], $5::numeric[], $6::numeric[]) AS s(t, l, u, f)
+     WHERE NOT EXISTS (
+       SELECT 1 FROM (
+         SELECT liquid_reserves, utilized_reserves, undistributed_lp_fees FROM crosschain.hub_pool_snapshots p
+         WHERE p.l1_token = decode(s.t, 'hex') ORDER BY p.block_timestamp DESC, p.block_number DESC LIMIT 1
+       ) last
+       WHERE last.liquid_reserves = s.l AND last.utilized_reserves = s.u AND last.undistributed_lp_fees = s.f)
      ON CONFLICT (l1_token, block_number) DO NOTHING`,
     [
       snapshot.blockNumber.toString(),

@@ -5,6 +5,7 @@
 import { createChainClient, loadArtifact } from "@platform/chains";
 import { type Address, getAddress, type PublicClient } from "viem";
 import type { SpokeChain } from "../deployments.ts";
+import { hubChainOf } from "../quotes/hubPool.ts";
 import type { TokenMap } from "./types.ts";
 
 export const hubPoolAbi = loadArtifact("HubPool").abi;
@@ -27,10 +28,9 @@ export interface SettlementChains {
   chain(chainId: number): SpokeChain;
 }
 
-/** The hub is chain 1 when it is served, else the lowest chain id with a HubPool address. */
+/** The hub is the quotes' hub: chain 1 when it is served, else the lowest chain id with a HubPool address. */
 export function settlementChainsOf(chains: readonly SpokeChain[]): SettlementChains | undefined {
-  const withHub = chains.filter((c) => c.contracts.hubPool);
-  const hub = withHub.find((c) => c.chainId === 1) ?? withHub[0];
+  const hub = hubChainOf(chains);
   if (!hub?.contracts.hubPool) return undefined;
   const ordered = [...chains].sort((a, b) => a.chainId - b.chainId);
   const clients = new Map<number, PublicClient>();

@@ -4,6 +4,7 @@
  * See README.md in this folder for the rules and docs/design/settlement.md for the evidence.
  */
 import type { Address, Hex } from "viem";
+import type { RelayData } from "../domain/relayHash.ts";
 
 /** A token on a chain, mapped to its HubPool (L1) token. */
 export interface TokenMap {
@@ -14,20 +15,7 @@ export interface TokenMap {
 }
 
 /** The relay data a deposit was made with (`V3SpokePoolInterface.V3RelayData`); addresses as bytes32. */
-export interface V3RelayData {
-  depositor: Hex;
-  recipient: Hex;
-  exclusiveRelayer: Hex;
-  inputToken: Hex;
-  outputToken: Hex;
-  inputAmount: bigint;
-  outputAmount: bigint;
-  originChainId: bigint;
-  depositId: bigint;
-  fillDeadline: number;
-  exclusivityDeadline: number;
-  message: Hex;
-}
+export type V3RelayData = RelayData;
 
 /**
  * One thing a bundle settles. Every item is booked once (the `bundle_items` ledger is unique on

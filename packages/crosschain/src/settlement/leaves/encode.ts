@@ -5,6 +5,7 @@
  * 0x20 offset word. Encoding the fields as separate top-level parameters would hash differently.
  */
 import { type AbiParameter, encodeAbiParameters, type Hex, keccak256 } from "viem";
+import { relayDataHead } from "../../domain/relayHash.ts";
 import type { PoolRebalanceLeaf, RelayerRefundLeaf, SlowFillLeaf } from "../types.ts";
 
 /** `HubPoolInterface.PoolRebalanceLeaf` components, in ABI order. */
@@ -28,19 +29,9 @@ export const RELAYER_REFUND_LEAF_COMPONENTS = [
   { name: "refundAddresses", type: "address[]" },
 ] as const satisfies readonly AbiParameter[];
 
-/** `V3SpokePoolInterface.V3RelayData` components (addresses as bytes32), in ABI order. */
+/** `V3SpokePoolInterface.V3RelayData` components (addresses as bytes32), in ABI order: the relay hash's. */
 export const V3_RELAY_DATA_COMPONENTS = [
-  { name: "depositor", type: "bytes32" },
-  { name: "recipient", type: "bytes32" },
-  { name: "exclusiveRelayer", type: "bytes32" },
-  { name: "inputToken", type: "bytes32" },
-  { name: "outputToken", type: "bytes32" },
-  { name: "inputAmount", type: "uint256" },
-  { name: "outputAmount", type: "uint256" },
-  { name: "originChainId", type: "uint256" },
-  { name: "depositId", type: "uint256" },
-  { name: "fillDeadline", type: "uint32" },
-  { name: "exclusivityDeadline", type: "uint32" },
+  ...relayDataHead,
   { name: "message", type: "bytes" },
 ] as const satisfies readonly AbiParameter[];
 
