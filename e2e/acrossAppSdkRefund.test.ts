@@ -144,16 +144,24 @@ it("an unfilled deposit expires and is refunded on the origin chain, seen on /de
       })
     ).json()) as { status: string; depositRefundTxnRef: string | null };
   await vi.waitFor(async () => expect((await status()).status).toBe("expired"), { timeout: 30_000, interval: 250 });
-  // A bundle judges expiry by the destination's blocks, and this automine chain makes none by itself.
-  await f.publicClient(B).request({ method: "evm_mine" as never });
-  const refunded = await vi.waitFor(
-    async () => {
-      const r = await status();
-      expect(r.status).toBe("refunded");
-      return r;
-    },
-    { timeout: 60_000, interval: 250 },
-  );
+  // A bundle judges expiry by the destination's end block timestamp, and this automine chain makes no block by
+  // itself: each poll mines one, as a live chain would, so the refund never hangs on which block a bundle ended.
+  const refunded = await vi
+    .waitFor(
+      async () => {
+        await f.publicClient(B).request({ method: "evm_mine" as never });
+        const r = await status();
+        expect(r.status).toBe("refunded");
+        return r;
+      },
+      { timeout: 60_000, interval: 500 },
+    )
+    .catch(async (error: Error) => {
+      const bundles = await (
+        await realFetch(`${s.url}/api/settlement/bundles`, { headers: { authorization: `Bearer ${s.apiKey}` } })
+      ).text();
+      throw new Error(`${error.message}; fill deadline ${now + 4}; bundles: ${bundles}`);
+    });
   expect(await balance()).toBe(before);
 
   // The reference is the origin chain's execution of the refund leaf that pays this depositor.
