@@ -16,7 +16,7 @@ export { ConfigError, type ConfigErrorType, type TrustProxy } from "./config/par
 export { byteaToHex, hexDigits, hexToBytea } from "./db/bytea.ts";
 export { type ConstraintViolation, constraintViolation } from "./db/constraintViolation.ts";
 export { type CopyLines, copyHexField, createCopyLines } from "./db/copyText.ts";
-export { createDatabase, type Database, type Queryable } from "./db/database.ts";
+export { createDatabase, type Database, type Queryable, type QueryOptions } from "./db/database.ts";
 export { loadMigrations, type Migration, migrate } from "./db/migrate.ts";
 export { type CreateOutboxReaderParameters, createOutboxReader, type OutboxReader } from "./db/outboxReader.ts";
 export type { BodyLeniency } from "./http/bodyLeniency.ts";

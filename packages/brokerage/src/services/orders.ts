@@ -1,9 +1,15 @@
 /**
- * Orders of an account: placement, cancel, replace and reads. Every write is one transaction that first
- * locks the account row, so concurrent requests of one account are checked one after the other against
- * the same cash, positions and open orders: buying power and available quantity can never be spent twice.
- * The transaction queues a command for the exchange writer (execution/exchangeWriter.ts), which executes
- * it on the live books or the paper simulation and writes the fills; the answer is the order as accepted.
+ * Orders of an account: placement, cancel, replace and reads. Concurrent requests of one account are checked
+ * one after the other against the same cash, positions and open orders, so buying power and available
+ * quantity can never be spent twice:
+ * - a placement reads the account (balance, configuration, holds, positions and its version) in one
+ *   statement, checks in JS, then writes the order, its legs and its command in one statement that first
+ *   compares-and-swaps the account's version: any write of the account in between (another order, a fill, a
+ *   cancel, a replace: each bumps the version) makes it write nothing, and the placement is checked again;
+ * - cancels, replaces, and a placement that lost its compare-and-swap `OPTIMISTIC_ATTEMPTS` times, are one
+ *   transaction that first locks the account row (bumping its version too).
+ * Each queues a command for the exchange writer (execution/exchangeWriter.ts), which executes it on the live
+ * books or the paper simulation and writes the fills; the answer is the order as accepted.
  */
 import { randomUUID } from "node:crypto";
 import { constraintViolation, type Database, type Queryable } from "@platform/kernel";
@@ -73,16 +79,17 @@ export interface CreateOrdersServiceParameters {
 /** How long closing every position with `cancel_orders` waits for the writer to end the canceled orders. */
 const CANCEL_WAIT_MS = 5_000;
 const CANCEL_POLL_MS = 20;
+/**
+ * Compare-and-swap placements before one takes the account lock: accounts placed on from many requests at
+ * once then queue on the lock instead of re-reading in turns (each round lets one through); one account
+ * placed on now and then never waits for a lock.
+ */
+const OPTIMISTIC_ATTEMPTS = 3;
 
 export function createOrdersService({ db, orders, market, wakeExchange }: CreateOrdersServiceParameters) {
-  /** Locks the account row (every write of an account starts here) and refuses an account that cannot trade. */
+  /** Locks the account row (every locked write of an account starts here) and refuses one that cannot trade. */
   async function lockAccount(tx: Queryable, accountId: string): Promise<PlacementState["account"]> {
-    const account = await orders.lockAccount(tx, accountId);
-    if (!account) throw forbiddenOrder("account not found");
-    if (account.status !== "ACTIVE" || account.suspend_trade) {
-      throw forbiddenOrder("trading is suspended for this account");
-    }
-    return account;
+    return tradingAccount(await orders.lockAccount(tx, accountId));
   }
 
   /** Locks the account, then reads what the checks need (its open orders' holds and its positions). */
@@ -171,13 +178,66 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
     return { holdPrice, opensShort, sellQty };
   }
 
-  async function insertOrder(tx: Queryable, row: NewOrderRow, command?: "submit" | "replace"): Promise<OrderRow> {
+  /** Runs an insert of orders, turning a client_order_id already used by the account into the anchor's 422. */
+  async function inserting<T>(insert: () => Promise<T>): Promise<T> {
     try {
-      return await orders.insert(tx, row, command);
+      return await insert();
     } catch (error) {
       if (constraintViolation(error)?.constraint === "orders_client_order_id_key") throw clientOrderIdTaken();
       throw error;
     }
+  }
+
+  const insertOrder = (tx: Queryable, row: NewOrderRow, command?: "submit" | "replace"): Promise<OrderRow> =>
+    inserting(() => orders.insert(tx, row, command));
+
+  /** Refuses an account that is missing or cannot trade. */
+  function tradingAccount<A extends PlacementState["account"]>(account: A | undefined): A {
+    if (!account) throw forbiddenOrder("account not found");
+    if (account.status !== "ACTIVE" || account.suspend_trade) {
+      throw forbiddenOrder("trading is suspended for this account");
+    }
+    return account;
+  }
+
+  /** The rows a placement inserts (the order, then its legs), checked against `state`. */
+  function placementRows(state: PlacementState, intent: OrderIntent, at: Date): NewOrderRow[] {
+    tradingAccount(state.account);
+    const { holdPrice, opensShort, sellQty } = checkAgainstAccount(state, intent, at.getTime());
+    if (sellQty === 0n) throw invalidOrder("notional is less than the price of the smallest quantity");
+    const row = newRow(
+      state.account.id,
+      sellQty === undefined ? intent : { ...intent, qty: sellQty, notional: undefined },
+      at,
+      { hold_price: fromNanos(holdPrice), opens_short: opensShort },
+    );
+    return [row, ...(intent.orderClass === "simple" ? [] : legRows(row, intent, at))];
+  }
+
+  /** The placement's answer: the order with its legs (if any). */
+  const placedOrder = ([stored, ...legs]: OrderRow[]): AlpacaOrder =>
+    toAlpacaOrder(stored as OrderRow, legs.length > 0 ? legs : null);
+
+  /**
+   * Places without a lock: reads the account, checks, then writes if nothing changed the account since (the
+   * compare-and-swap); undefined when it lost the race `OPTIMISTIC_ATTEMPTS` times.
+   */
+  async function placeOptimistically(
+    accountId: string,
+    intent: OrderIntent,
+    at: Date,
+  ): Promise<AlpacaOrder | undefined> {
+    for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+      const state = await orders.placementState(accountId);
+      if (!state) throw forbiddenOrder("account not found");
+      const rows = placementRows(state, intent, at);
+      const stored = await inserting(() => orders.place(accountId, state.account.version, rows, "submit"));
+      if (stored) {
+        wakeExchange?.();
+        return placedOrder(stored);
+      }
+    }
+    return undefined;
   }
 
   function newRow(accountId: string, intent: OrderIntent, at: Date, extra: Partial<NewOrderRow>): NewOrderRow {
@@ -269,23 +329,15 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
       if ((tif === "opg" || tif === "cls") && !auctionOrderAccepted(tif, at.getTime(), market.sessionMode)) {
         throw invalidOrder(`${tif} orders are not accepted at this time`);
       }
+      const placed = await placeOptimistically(accountId, intent, at);
+      if (placed) return placed;
+      // Contended: under the account lock the compare-and-swap cannot fail (the lock's UPDATE read the version).
       return committed(async (tx) => {
         const state = await lockForPlacement(tx, accountId);
-        const { holdPrice, opensShort, sellQty } = checkAgainstAccount(state, intent, at.getTime());
-        if (sellQty === 0n) throw invalidOrder("notional is less than the price of the smallest quantity");
-        const row = newRow(
-          accountId,
-          sellQty === undefined ? intent : { ...intent, qty: sellQty, notional: undefined },
-          at,
-          { hold_price: fromNanos(holdPrice), opens_short: opensShort },
-        );
-        // The legs first: the command (queued with the parent) must not be seen before them, and is not,
-        // since all of it commits at once.
-        const legs = intent.orderClass === "simple" ? [] : legRows(row, intent, at);
-        const storedLegs: OrderRow[] = [];
-        const stored = await insertOrder(tx, row, "submit");
-        for (const leg of legs) storedLegs.push(await insertOrder(tx, leg));
-        return toAlpacaOrder(stored, storedLegs.length > 0 ? storedLegs : null);
+        const rows = placementRows(state, intent, at);
+        const stored = await inserting(() => orders.place(accountId, state.account.version, rows, "submit", tx));
+        if (!stored) throw new Error("the account changed under its lock");
+        return placedOrder(stored);
       });
     },
 

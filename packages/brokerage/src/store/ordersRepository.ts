@@ -1,6 +1,8 @@
 /**
  * SQL for `brokerage.orders` and `brokerage.order_commands`: what the trading routes read and what a
- * placement, cancel or replace writes (always inside the caller's transaction, after it locked the account).
+ * placement, cancel or replace writes. A placement reads its account and writes its order with a
+ * compare-and-swap of the account's version (two autocommit statements); cancels, replaces and a placement
+ * that lost its compare-and-swap too often run in the caller's transaction, after it locked the account.
  */
 import type { Queryable } from "@platform/kernel";
 import type { OrderHoldInput } from "../domain/orderHolds.ts";
@@ -66,6 +68,8 @@ export interface PlacementState {
     suspend_trade: boolean;
     no_shorting: boolean;
     max_margin_multiplier: "1" | "2" | "4";
+    /** Bumped by every write of the account (trigger of migration 0005); a decimal string. */
+    version: string;
   };
   holds: OpenOrderHold[];
   positions: { symbol: string; qty: string }[];
@@ -76,14 +80,19 @@ const HOLD_FIELDS = ["id", "symbol", "side", "opens_short", "parent_id", "status
   .concat(["qty", "notional", "filled_qty", "filled_value", "hold_price"].map((c) => `'${c}', o.${c}::text`))
   .join(", ");
 
+/** The account columns the placement checks read, and the version a placement's compare-and-swap expects. */
+const ACCOUNT_CHECK_COLUMNS =
+  "id, cash::text AS cash, status, suspend_trade, no_shorting, max_margin_multiplier, version::text AS version";
+
 /**
- * The account row, locked. Its own statement: in READ COMMITTED a statement that waited for a row lock still
- * reads everything else from the snapshot it started with, so holds read in the same statement would miss
- * the orders the previous holder of the lock just committed (the concurrency test on PostgreSQL caught it).
+ * The account row, locked: an UPDATE rather than FOR UPDATE, so it bumps the version (migration 0005) and a
+ * placement that read the account before fails its compare-and-swap. Its own statement: in READ COMMITTED a
+ * statement that waited for a row lock still reads everything else from the snapshot it started with, so
+ * holds read in the same statement would miss the orders the previous holder of the lock just committed (the
+ * concurrency test on PostgreSQL caught it).
  */
 const LOCK_ACCOUNT = `
-  SELECT id, cash::text AS cash, status, suspend_trade, no_shorting, max_margin_multiplier
-  FROM brokerage.accounts WHERE id = $1 FOR UPDATE`;
+  UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 RETURNING ${ACCOUNT_CHECK_COLUMNS}`;
 
 /** What the checks read under the lock, in one statement (a fresh snapshot, after the lock was granted). */
 const HOLDS_AND_POSITIONS_COLUMNS = `
@@ -92,6 +101,38 @@ const HOLDS_AND_POSITIONS_COLUMNS = `
     COALESCE((SELECT json_agg(json_build_object('symbol', p.symbol, 'qty', p.qty::text)) FROM brokerage.positions p
               WHERE p.account_id = $1), '[]'::json) AS positions`;
 const HOLDS_AND_POSITIONS = `SELECT ${HOLDS_AND_POSITIONS_COLUMNS}`;
+
+/**
+ * Everything the placement checks read, without a lock, in one statement: one snapshot, so the version read
+ * is the version of exactly these holds, positions and balance.
+ */
+const PLACEMENT_STATE = `
+  SELECT ${ACCOUNT_CHECK_COLUMNS.split(", ")
+    .map((c) => `a.${c}`)
+    .join(", ")}, ${HOLDS_AND_POSITIONS_COLUMNS}
+  FROM brokerage.accounts a WHERE a.id = $1`;
+
+/**
+ * A placement in one statement: the compare-and-swap of the account's version, and only when it matched, the
+ * order and its legs ($3, a JSON array of rows), the command for the exchange writer ($5, of the order $4) and
+ * the `pg_notify` that wakes a writer of another instance at commit. The UPDATE takes the account's row lock;
+ * after waiting for it, PostgreSQL re-checks `version = $2` against the newest row version (READ COMMITTED), so
+ * a placement that read the account before another write committed inserts nothing (no row answered).
+ */
+const PLACE_ORDERS = `
+  WITH cas AS (
+    UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 AND version = $2 RETURNING id
+  ), inserted AS (
+    INSERT INTO brokerage.orders (${INSERT_COLUMNS.join(", ")}, created_at, updated_at, submitted_at)
+    SELECT ${INSERT_COLUMNS.map((c) => `r.${c}`).join(", ")}, $6, $6, $6
+    FROM cas, json_populate_recordset(NULL::brokerage.orders, $3::json) r
+    RETURNING *
+  ), queued AS (
+    INSERT INTO brokerage.order_commands (order_id, command)
+    SELECT id, $5 FROM inserted WHERE id = $4
+    RETURNING pg_notify('brokerage_order_commands', seq::text)
+  )
+  SELECT * FROM inserted`;
 
 /**
  * What valuing an account reads (`GET /v2/account`): its balance and configuration, holds and positions.
@@ -110,12 +151,50 @@ export interface ValuationInputs extends Pick<PlacementState, "holds" | "positio
   suspend_trade: boolean;
 }
 
+const insertedColumns = (row: NewOrderRow) => Object.fromEntries(INSERT_COLUMNS.map((c) => [c, row[c]]));
+
 export function createOrdersRepository(db: Queryable) {
   return {
-    /** Locks the account row (FOR UPDATE) and reads the columns the order checks use. */
+    /** Locks the account row (an UPDATE, which bumps its version) and reads the columns the order checks use. */
     async lockAccount(tx: Queryable, accountId: string): Promise<PlacementState["account"] | undefined> {
       const [account] = await tx.query<PlacementState["account"]>(LOCK_ACCOUNT, [accountId]);
       return account;
+    },
+
+    /** What the placement checks read and the account's version, in one statement (no lock). */
+    async placementState(accountId: string): Promise<PlacementState | undefined> {
+      const [row] = await db.query<PlacementState["account"] & Pick<PlacementState, "holds" | "positions">>(
+        PLACEMENT_STATE,
+        [accountId],
+        { name: "brokerage.placement-state" },
+      );
+      if (!row) return undefined;
+      const { holds, positions, ...account } = row;
+      return { account, holds: holds ?? [], positions: positions ?? [] };
+    },
+
+    /**
+     * Inserts `rows` (an order, then its legs) with a `command` for the first one, if the account's version is
+     * still `version` (and bumps it); answers the rows as stored in the order given, or undefined when another
+     * write of the account came first. `tx`: a transaction that holds the account lock (default: autocommit).
+     */
+    async place(
+      accountId: string,
+      version: string,
+      rows: readonly NewOrderRow[],
+      command: "submit",
+      tx: Queryable = db,
+    ): Promise<OrderRow[] | undefined> {
+      const [first] = rows;
+      if (!first) return [];
+      const stored = await tx.query<OrderRow>(
+        PLACE_ORDERS,
+        [accountId, version, JSON.stringify(rows.map(insertedColumns)), first.id, command, first.at],
+        { name: "brokerage.place-orders" },
+      );
+      if (stored.length === 0) return undefined;
+      const byId = new Map(stored.map((r) => [r.id, r]));
+      return rows.map((r) => byId.get(r.id) as OrderRow);
     },
 
     /** The open orders' holds and the positions of an account, in one statement (read after the lock). */

@@ -6,9 +6,18 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 
+/** How a statement is run. */
+export interface QueryOptions {
+  /**
+   * Prepares the statement once per connection under this name and executes it by name afterwards (PostgreSQL:
+   * no parse or plan per call, for the hot statements). One name, one text. PGlite, in process, ignores it.
+   */
+  name?: string;
+}
+
 export interface Queryable {
   /** Runs one parameterised statement and returns its rows. */
-  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[], options?: QueryOptions): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
   /**

@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyFromStdin } from "pg-copy-streams";
-import type { CreateDatabaseParameters, Database, Queryable } from "./database.ts";
+import type { CreateDatabaseParameters, Database, Queryable, QueryOptions } from "./database.ts";
 import { createPostgresNotifications } from "./postgresNotifications.ts";
 import { typeParsers } from "./typeParsers.ts";
 
@@ -16,8 +16,8 @@ const pgTypes = {
 
 function wrap(client: pg.Pool | pg.PoolClient): Queryable {
   return {
-    async query<R>(text: string, params: readonly unknown[] = []) {
-      const result = await client.query({ text, values: params as unknown[], types: pgTypes });
+    async query<R>(text: string, params: readonly unknown[] = [], options: QueryOptions = {}) {
+      const result = await client.query({ name: options.name, text, values: params as unknown[], types: pgTypes });
       return result.rows as R[];
     },
     async exec(script: string) {
