@@ -1,7 +1,7 @@
 /**
  * The database round trips of `POST /v2/orders`, through HTTP as a client sends it (a bearer token on the
  * paper host, a key pair on the live host), every statement the service runs while it answers counted (the
- * jobs are not started: nothing else runs statements meanwhile). The rate limit counts in process or in
+ * jobs are not started; the trade stream hub's reads of the event feed are left out). The rate limit counts in process or in
  * Redis, never in the database.
  */
 import type { Database, Queryable, QueryOptions } from "@platform/kernel";
@@ -75,7 +75,8 @@ async function place(env: AccountEnv, body: unknown): Promise<{ status: number; 
     body: JSON.stringify(body),
   });
   await response.text();
-  return { status: response.status, statements: [...statements] };
+  // The trade stream's hub reads the event feed on its own schedule (its cursor at start-up), not the request.
+  return { status: response.status, statements: statements.filter((sql) => !/FROM brokerage\.trade_events/.test(sql)) };
 }
 
 const restingBuy = { symbol: "AAPL", qty: "1", side: "buy", type: "limit", limit_price: "10", time_in_force: "gtc" };
