@@ -30,6 +30,17 @@ describe(`database (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "PGlite"})`
     });
   });
 
+  it("runs a named (prepared) statement again and again, with the same value types, in and out of a transaction", async () => {
+    const named = { name: "kernel-test.named" };
+    const sql = "SELECT $1::int8 AS big, $2::timestamptz AS ts, $3::numeric AS num";
+    const at = new Date("2026-01-02T03:04:05.678Z");
+    for (const n of ["1", "9007199254740993"]) {
+      expect(await t.db.query(sql, [n, at, "1.50"], named)).toEqual([{ big: n, ts: at, num: "1.50" }]);
+    }
+    const inTransaction = await t.db.transaction((tx) => tx.query(sql, ["2", at, "3"], named));
+    expect(inTransaction).toEqual([{ big: "2", ts: at, num: "3" }]);
+  });
+
   it("round-trips bytea and timestamp parameters", async () => {
     const [row] = await t.db.query<{ b: Buffer; ts: Date }>("SELECT $1::bytea AS b, $2::timestamptz AS ts", [
       Buffer.from([1, 2, 255]),
