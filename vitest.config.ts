@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
@@ -53,5 +54,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Tests start servers and chains on ephemeral ports; forks isolate native handles (PGlite, child processes).
     pool: "forks",
+    // Most files wait on chains, child processes and timers rather than compute: two at a time even on two cores
+    // (vitest's default there is one). CI on 2 cores: PGlite pass 1,280 s with one, 960 s with two, under load;
+    // three made a kill test miss its time limit on a loaded machine.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
