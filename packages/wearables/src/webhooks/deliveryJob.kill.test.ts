@@ -239,7 +239,8 @@ it("deliveries SIGKILLed mid-flight arrive at least once each, with one id, sign
          (SELECT count(*)::int FROM wearables.webhook_attempts a
           WHERE a.endpoint_id = d.endpoint_id AND a.message_key = d.message_key AND a.status = 0) AS successes,
          (SELECT count(*)::int FROM wearables.webhook_attempts a
-          WHERE a.endpoint_id = d.endpoint_id AND a.message_key = d.message_key AND a.status = 2) AS failures
+          WHERE a.endpoint_id = d.endpoint_id AND a.message_key = d.message_key AND a.status = 2
+            AND a.response_status_code > 0) AS failures
        FROM wearables.webhook_deliveries d JOIN wearables.webhook_messages m ON m.key = d.message_key`,
     );
     expect(deliveries).toHaveLength(expectedDeliveries);
@@ -279,7 +280,9 @@ it("deliveries SIGKILLed mid-flight arrive at least once each, with one id, sign
     expect(new Set(arrivals.map((a) => a.webhookId)).size).toBe(MESSAGES);
 
     // No attempt recorded without its request arriving: per delivery, no more recorded successes than 200s
-    // arrived, no more recorded failures than 500s; the arrivals never recorded are the kills' doing.
+    // arrived, no more recorded failures than 500s; the arrivals never recorded are the kills' doing. Failures
+    // without an answer (status code 0: the request timed out on a loaded machine) are not counted here: such a
+    // request may never have reached the receiver's handler.
     const answered = new Map<string, { ok: number; failed: number }>();
     for (const a of arrivals) {
       const key = `${a.endpoint} ${a.webhookId}`;
