@@ -106,6 +106,12 @@ export function createExchangeWriter({
   let running = false;
   let stopped = true;
   let again = false;
+  /**
+   * The largest command seq this tenure's passes read, and the largest a NOTIFY announced: a notification of
+   * a command a pass already read (the placement's in-process wake ran it first) costs no empty pass.
+   */
+  let readSeq = 0n;
+  let notifiedSeq = 0n;
   let current: Promise<void> = Promise.resolve();
   let lastTickAt = 0;
   let listening: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
@@ -387,11 +393,17 @@ export function createExchangeWriter({
     }
     for (;;) {
       const commands = await db.query<Command>(
-        `SELECT c.seq, c.command, a.env, r.status AS replaces_status, o.* FROM brokerage.order_commands c
+        // The pending commands first (the partial index, a few rows), then their orders by key: a join ordered
+        // and limited as a whole may scan every order.
+        `SELECT c.seq, c.command, a.env, r.status AS replaces_status, o.*
+         FROM (SELECT seq, order_id, command FROM brokerage.order_commands WHERE done_at IS NULL
+           ORDER BY seq LIMIT ${COMMAND_BATCH}) c
          JOIN brokerage.orders o ON o.id = c.order_id JOIN brokerage.accounts a ON a.id = o.account_id
          LEFT JOIN brokerage.orders r ON r.id = o.replaces
-         WHERE c.done_at IS NULL ORDER BY c.seq LIMIT ${COMMAND_BATCH}`,
+         ORDER BY c.seq`,
       );
+      const last = commands.at(-1);
+      if (last && BigInt(last.seq) > readSeq) readSeq = BigInt(last.seq);
       await runCommands(commands);
       if (commands.length < COMMAND_BATCH) break;
       // More is queued: the API's requests (same thread, and on PGlite the same database) go first.
@@ -399,6 +411,15 @@ export function createExchangeWriter({
     }
     const now = market.now().getTime();
     if (now - lastTickAt >= tickMs) await tick(now);
+  }
+
+  /** A NOTIFY of queued commands: its payload is the command's seq. */
+  function notified(payload: string): void {
+    if (!/^\d+$/.test(payload)) return schedule();
+    const seq = BigInt(payload);
+    if (seq <= readSeq) return;
+    if (seq > notifiedSeq) notifiedSeq = seq;
+    if (!running) schedule();
   }
 
   function schedule(): void {
@@ -417,8 +438,10 @@ export function createExchangeWriter({
           await pass();
         } catch (error) {
           lastError = error;
-          // State may be ahead of what committed: rebuild from the database on the next pass.
+          // State may be ahead of what committed: rebuild from the database on the next pass (and read again
+          // the commands this one read).
           venues = undefined;
+          readSeq = 0n;
           if (error instanceof LeaseLostError) {
             counts.refused += 1;
             t.lost = true;
@@ -427,7 +450,7 @@ export function createExchangeWriter({
           }
           log.error({ err: error }, "exchange writer pass failed; rebuilding from the database");
         }
-      } while (again && !stopped && !t.signal.aborted);
+      } while ((again || notifiedSeq > readSeq) && !stopped && !t.signal.aborted);
       running = false;
     })();
   }
@@ -435,6 +458,8 @@ export function createExchangeWriter({
   /** One tenure: rebuilt state, a pass per wake-up and per tick, until the lease is lost or the writer stops. */
   async function whileLeased({ lease, signal }: { lease: Lease; signal: AbortSignal }): Promise<void> {
     venues = undefined;
+    readSeq = 0n;
+    notifiedSeq = 0n;
     const t = { lease, signal, lost: false };
     tenure = t;
     try {
@@ -455,12 +480,10 @@ export function createExchangeWriter({
     start() {
       if (!stopped) return;
       stopped = false;
-      listening = db
-        .listen(ORDER_COMMANDS_CHANNEL, () => schedule())
-        .catch((error: unknown) => {
-          log.warn({ err: error }, "cannot listen for order commands; ticking only");
-          return undefined;
-        });
+      listening = db.listen(ORDER_COMMANDS_CHANNEL, notified).catch((error: unknown) => {
+        log.warn({ err: error }, "cannot listen for order commands; ticking only");
+        return undefined;
+      });
       runner = runWhileLeased(
         { db, logger: log, name: EXCHANGE_WRITER_LEASE, ttlMs: leaseTtlMs, ...(holder ? { holder } : {}) },
         whileLeased,
@@ -477,7 +500,7 @@ export function createExchangeWriter({
     async idle() {
       for (;;) {
         await current;
-        if (tenure && venues && !running && !again) return;
+        if (tenure && venues && !running && !again && notifiedSeq <= readSeq) return;
         await delay(5);
       }
     },
