@@ -280,16 +280,20 @@ export async function writeLedger(tx: Queryable, write: LedgerWrite): Promise<Le
     );
   }
   if (tradeEvents.length > 0) {
-    const rows = await tx.query<{ id: string }>(
-      `INSERT INTO brokerage.trade_events (account_id, event, at, order_id, "order", execution_id, price, qty, position_qty)
-       SELECT (v->>0)::uuid, v->>1, (v->>2)::timestamptz, (v->>3)::uuid, (v->>4)::jsonb, v->>5, (v->>6)::numeric,
-         (v->>7)::numeric, (v->>8)::numeric
-       FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(v, n) ORDER BY n
-       RETURNING id`,
+    // The stream hubs are told the last id in the same statement (one statement fewer per commit).
+    const [last] = await tx.query<{ id: string }>(
+      `WITH inserted AS (
+         INSERT INTO brokerage.trade_events (account_id, event, at, order_id, "order", execution_id, price, qty,
+           position_qty)
+         SELECT (v->>0)::uuid, v->>1, (v->>2)::timestamptz, (v->>3)::uuid, (v->>4)::jsonb, v->>5, (v->>6)::numeric,
+           (v->>7)::numeric, (v->>8)::numeric
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS j(v, n) ORDER BY n
+         RETURNING id
+       ), last AS (SELECT max(id) AS id FROM inserted)
+       SELECT last.id, pg_notify('brokerage_trade_events', last.id::text) FROM last`,
       [JSON.stringify(tradeEvents.map((e) => e.map((v) => (v instanceof Date ? v.toISOString() : v))))],
     );
-    result.lastEventId = Math.max(...rows.map((r) => Number(r.id)));
-    await tx.query("SELECT pg_notify('brokerage_trade_events', $1)", [String(result.lastEventId)]);
+    result.lastEventId = Number(last?.id);
   }
   await recordExchangeTrades(tx, [...prints.values()], (symbol) => write.listingOf(symbol)?.asset.class === "crypto");
   const touched = new Set(ids.map((id) => result.orders.get(id)?.symbol).filter((s) => s !== undefined));
