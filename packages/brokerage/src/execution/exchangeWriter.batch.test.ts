@@ -104,8 +104,9 @@ it("executes 500 queued orders in a few transactions, statements per batch not p
     placed.push(order.id);
   }
   const { db, traffic } = counting(database.db);
+  const started = performance.now();
   await runWriter(db);
-  if (process.env.EXCHANGE_TEST_LOG) console.log(traffic);
+  if (process.env.EXCHANGE_TEST_LOG) console.log({ ...traffic, writerMs: Math.round(performance.now() - started) });
 
   const rows = await database.db.query<{ id: string; status: string }>("SELECT id, status FROM brokerage.orders");
   expect(rows.length).toBe(500);
@@ -137,8 +138,9 @@ it("fills 300 queued market orders of many accounts in a few transactions: one s
     placed.push(order.id);
   }
   const { db, traffic } = counting(database.db);
+  const started = performance.now();
   await runWriter(db);
-  if (process.env.EXCHANGE_TEST_LOG) console.log(traffic);
+  if (process.env.EXCHANGE_TEST_LOG) console.log({ ...traffic, writerMs: Math.round(performance.now() - started) });
 
   const rows = await database.db.query<{ id: string; status: string }>("SELECT id, status FROM brokerage.orders");
   expect(rows.every((r) => r.status === "filled")).toBe(true);

@@ -392,6 +392,9 @@ export function createExchangeWriter({
       await tick(at);
     }
     for (;;) {
+      // A NOTIFY comes after its commit: what was announced before this read is read now, or was done or
+      // deleted (a deleted account's commands go with it). Either way no further pass waits for it.
+      const announced = notifiedSeq;
       const commands = await db.query<Command>(
         // The pending commands first (the partial index, a few rows), then their orders by key: a join ordered
         // and limited as a whole may scan every order.
@@ -405,7 +408,10 @@ export function createExchangeWriter({
       const last = commands.at(-1);
       if (last && BigInt(last.seq) > readSeq) readSeq = BigInt(last.seq);
       await runCommands(commands);
-      if (commands.length < COMMAND_BATCH) break;
+      if (commands.length < COMMAND_BATCH) {
+        if (announced > readSeq) readSeq = announced;
+        break;
+      }
       // More is queued: the API's requests (same thread, and on PGlite the same database) go first.
       await yieldToEventLoop();
     }
