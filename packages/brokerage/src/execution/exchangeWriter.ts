@@ -421,7 +421,10 @@ export function createExchangeWriter({
 
   /** A NOTIFY of queued commands: its payload is the command's seq. */
   function notified(payload: string): void {
-    if (!/^\d+$/.test(payload)) return schedule();
+    if (!/^\d+$/.test(payload)) {
+      schedule();
+      return;
+    }
     const seq = BigInt(payload);
     if (seq <= readSeq) return;
     if (seq > notifiedSeq) notifiedSeq = seq;
