@@ -83,11 +83,13 @@ interface Child {
 /**
  * Starts a writer child that loads its modules right away (seconds) and waits for `go()`, so the next
  * child loads while the current one runs. Seven in ten die at a drawn point of their database traffic
- * (the first 400 points: rebuilding, the commands, the first ticks), the others at a drawn instant.
+ * (the first 80 points: rebuilding, the round's commands, the first ticks: the writer commits a round's
+ * commands together, a dozen statements, so most drawn points fall in or right around that batch), the
+ * others at a drawn instant.
  */
 function spawnChild(random: ReplayableRandom): Child {
   const byPoint = random.next() < 0.7;
-  const killAt = 1 + Math.floor(random.next() * 400);
+  const killAt = 1 + Math.floor(random.next() * 80);
   // By the clock: 50 ms to 2.5 s after the writer started (also the fallback when the points run out).
   const killAfterMs = byPoint ? 2_500 : 50 + Math.floor(random.next() * 2_450);
   const config: ExchangeChildConfig = {

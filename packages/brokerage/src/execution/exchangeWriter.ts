@@ -42,10 +42,20 @@ export const EXCHANGE_WRITER_LEASE = "brokerage.exchange-writer";
 /** The NOTIFY channel of queued order commands (store/ordersRepository.ts sends it at the placement's commit). */
 export const ORDER_COMMANDS_CHANNEL = "brokerage_order_commands";
 const LEASE_TTL_MS = 10_000;
-/** Commands committed together, at most (throughput: one transaction's fixed cost shared). */
-const COMMAND_BATCH = 50;
+/**
+ * Commands read and committed together, at most: one transaction's statements are shared by all (group
+ * commit), and a batch's bounded size bounds how long it holds the thread (PGlite runs in this process).
+ */
+const COMMAND_BATCH = 1_000;
+/** Execution of a batch (the books, in memory) that held the thread this long is committed, then the API runs. */
+const SLICE_MS = 25;
+
+/** Lets timers and I/O (HTTP requests) run before the writer goes on. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Env = "live" | "paper";
+/** A queued command with its order, the account's env, and the status of the order a replace replaces. */
+type Command = OrderRow & { seq: string; command: string; env: Env; replaces_status: string | null };
 interface Tracked {
   row: OrderRow;
   env: Env;
@@ -96,6 +106,12 @@ export function createExchangeWriter({
   let running = false;
   let stopped = true;
   let again = false;
+  /**
+   * The largest command seq this tenure's passes read, and the largest a NOTIFY announced: a notification of
+   * a command a pass already read (the placement's in-process wake ran it first) costs no empty pass.
+   */
+  let readSeq = 0n;
+  let notifiedSeq = 0n;
   let current: Promise<void> = Promise.resolve();
   let lastTickAt = 0;
   let listening: Promise<(() => Promise<void>) | undefined> = Promise.resolve(undefined);
@@ -240,11 +256,8 @@ export function createExchangeWriter({
   }
 
   /** What one command does to the venues, as events for the batch's commit. */
-  async function runCommand(
-    c: OrderRow & { seq: string; command: string; env: Env },
-    at: number,
-  ): Promise<WriterEvent[]> {
-    const { seq: _seq, command, env, ...row } = c;
+  function runCommand(c: Command, replacesStatus: string | null, at: number): WriterEvent[] {
+    const { seq: _seq, command, env, replaces_status: _replaces, ...row } = c;
     const out: WriterEvent[] = [];
     if (command === "submit") {
       if (row.status === "accepted" || row.status === "pending_new" || row.status === "held") {
@@ -263,15 +276,14 @@ export function createExchangeWriter({
       }
       tracked.delete(row.id);
     } else if (command === "replace" && row.replaces) {
-      const [old] = await db.query<OrderRow>("SELECT * FROM brokerage.orders WHERE id = $1", [row.replaces]);
       const venue = (venues as Record<Env, Venue>)[env];
       // Only an original untouched since the replace was requested: one that executed meanwhile would add its
       // fills to a replacement sized (and checked against buying power) before them.
-      if (old?.status === "pending_replace") {
+      if (replacesStatus === "pending_replace") {
         // The swap: the old order leaves its venue without a cancel event, the new one starts.
-        venue.remove(old.id, at, "requested");
-        tracked.delete(old.id);
-        out.push({ type: "replaced", orderId: old.id, newOrderId: row.id });
+        venue.remove(row.replaces, at, "requested");
+        tracked.delete(row.replaces);
+        out.push({ type: "replaced", orderId: row.replaces, newOrderId: row.id });
         // A replacement canceled before the swap only takes the original's place (as the submit of a canceled
         // order does nothing): it never executes, its cancel command ends it.
         if (row.status === "pending_new") {
@@ -281,6 +293,41 @@ export function createExchangeWriter({
       } else out.push({ type: "rejected", orderId: row.id, reason: "replaced order is no longer open" });
     }
     return out;
+  }
+
+  /**
+   * Executes the commands (in their order) and commits them together: one transaction, multi-row statements
+   * (group commit). The batch is cut when its execution has held the thread for a time slice, and before a
+   * replace whose original this batch changed (its status, read with the command, would be stale).
+   */
+  async function runCommands(commands: readonly Command[]): Promise<void> {
+    const events: WriterEvent[] = [];
+    const seqs: string[] = [];
+    /** Orders the events since the commands were read touch (committed or not). */
+    const touched = new Set<string>();
+    let sliceStart = performance.now();
+    const flush = async () => {
+      if (seqs.length > 0) await commit(events.splice(0), market.now().getTime(), seqs.splice(0));
+      await yieldToEventLoop();
+      sliceStart = performance.now();
+    };
+    for (const c of commands) {
+      let replacesStatus: string | null | undefined = c.replaces_status;
+      if (c.command === "replace" && c.replaces && touched.has(c.replaces)) {
+        await flush();
+        replacesStatus = (
+          await db.query<{ status: string }>("SELECT status FROM brokerage.orders WHERE id = $1", [c.replaces])
+        )[0]?.status;
+      }
+      const out = runCommand(c, replacesStatus ?? null, market.now().getTime());
+      for (const e of out) {
+        touched.add(e.orderId);
+        events.push(e);
+      }
+      seqs.push(c.seq);
+      if (performance.now() - sliceStart >= SLICE_MS) await flush();
+    }
+    if (seqs.length > 0) await commit(events, market.now().getTime(), seqs);
   }
 
   async function tick(at: number): Promise<void> {
@@ -345,29 +392,43 @@ export function createExchangeWriter({
       await tick(at);
     }
     for (;;) {
-      const commands = await db.query<OrderRow & { seq: string; command: string; env: Env }>(
-        `SELECT c.seq, c.command, a.env, o.* FROM brokerage.order_commands c
+      // A NOTIFY comes after its commit: what was announced before this read is read now, or was done or
+      // deleted (a deleted account's commands go with it). Either way no further pass waits for it.
+      const announced = notifiedSeq;
+      const commands = await db.query<Command>(
+        // The pending commands first (the partial index, a few rows), then their orders by key: a join ordered
+        // and limited as a whole may scan every order.
+        `SELECT c.seq, c.command, a.env, r.status AS replaces_status, o.*
+         FROM (SELECT seq, order_id, command FROM brokerage.order_commands WHERE done_at IS NULL
+           ORDER BY seq LIMIT ${COMMAND_BATCH}) c
          JOIN brokerage.orders o ON o.id = c.order_id JOIN brokerage.accounts a ON a.id = o.account_id
-         WHERE c.done_at IS NULL ORDER BY c.seq LIMIT 200`,
+         LEFT JOIN brokerage.orders r ON r.id = o.replaces
+         ORDER BY c.seq`,
       );
-      // Commands are committed in batches (one transaction for up to COMMAND_BATCH of them). A replace reads
-      // the order it replaces from the database, so what came before it is committed first, and it alone.
-      const events: WriterEvent[] = [];
-      const seqs: string[] = [];
-      const flush = async () => {
-        if (seqs.length > 0) await commit(events.splice(0), market.now().getTime(), seqs.splice(0));
-      };
-      for (const c of commands) {
-        if (c.command === "replace") await flush();
-        events.push(...(await runCommand(c, market.now().getTime())));
-        seqs.push(c.seq);
-        if (c.command === "replace" || seqs.length >= COMMAND_BATCH) await flush();
+      const last = commands.at(-1);
+      if (last && BigInt(last.seq) > readSeq) readSeq = BigInt(last.seq);
+      await runCommands(commands);
+      if (commands.length < COMMAND_BATCH) {
+        if (announced > readSeq) readSeq = announced;
+        break;
       }
-      await flush();
-      if (commands.length < 200) break;
+      // More is queued: the API's requests (same thread, and on PGlite the same database) go first.
+      await yieldToEventLoop();
     }
     const now = market.now().getTime();
     if (now - lastTickAt >= tickMs) await tick(now);
+  }
+
+  /** A NOTIFY of queued commands: its payload is the command's seq. */
+  function notified(payload: string): void {
+    if (!/^\d+$/.test(payload)) {
+      schedule();
+      return;
+    }
+    const seq = BigInt(payload);
+    if (seq <= readSeq) return;
+    if (seq > notifiedSeq) notifiedSeq = seq;
+    if (!running) schedule();
   }
 
   function schedule(): void {
@@ -386,8 +447,10 @@ export function createExchangeWriter({
           await pass();
         } catch (error) {
           lastError = error;
-          // State may be ahead of what committed: rebuild from the database on the next pass.
+          // State may be ahead of what committed: rebuild from the database on the next pass (and read again
+          // the commands this one read).
           venues = undefined;
+          readSeq = 0n;
           if (error instanceof LeaseLostError) {
             counts.refused += 1;
             t.lost = true;
@@ -396,7 +459,7 @@ export function createExchangeWriter({
           }
           log.error({ err: error }, "exchange writer pass failed; rebuilding from the database");
         }
-      } while (again && !stopped && !t.signal.aborted);
+      } while ((again || notifiedSeq > readSeq) && !stopped && !t.signal.aborted);
       running = false;
     })();
   }
@@ -404,6 +467,8 @@ export function createExchangeWriter({
   /** One tenure: rebuilt state, a pass per wake-up and per tick, until the lease is lost or the writer stops. */
   async function whileLeased({ lease, signal }: { lease: Lease; signal: AbortSignal }): Promise<void> {
     venues = undefined;
+    readSeq = 0n;
+    notifiedSeq = 0n;
     const t = { lease, signal, lost: false };
     tenure = t;
     try {
@@ -424,12 +489,10 @@ export function createExchangeWriter({
     start() {
       if (!stopped) return;
       stopped = false;
-      listening = db
-        .listen(ORDER_COMMANDS_CHANNEL, () => schedule())
-        .catch((error: unknown) => {
-          log.warn({ err: error }, "cannot listen for order commands; ticking only");
-          return undefined;
-        });
+      listening = db.listen(ORDER_COMMANDS_CHANNEL, notified).catch((error: unknown) => {
+        log.warn({ err: error }, "cannot listen for order commands; ticking only");
+        return undefined;
+      });
       runner = runWhileLeased(
         { db, logger: log, name: EXCHANGE_WRITER_LEASE, ttlMs: leaseTtlMs, ...(holder ? { holder } : {}) },
         whileLeased,
@@ -446,7 +509,7 @@ export function createExchangeWriter({
     async idle() {
       for (;;) {
         await current;
-        if (tenure && venues && !running && !again) return;
+        if (tenure && venues && !running && !again && notifiedSeq <= readSeq) return;
         await delay(5);
       }
     },

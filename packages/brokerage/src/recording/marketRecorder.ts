@@ -37,6 +37,7 @@ import {
   bucketStart,
   type MarketQuote,
   type MarketTrade,
+  type PartialBar,
   quoteOfProcess,
   streamBarMessage,
   streamQuoteMessage,
@@ -66,6 +67,8 @@ const BAR_CHUNK_MS = 3_600_000;
  * listing took 5 to 7 s on a busy machine, and every service's requests waited as long.
  */
 const HISTORY_CHUNK_MS = 5 * MINUTE;
+/** A history pass computes its bars this long at most before it lets the event loop run (requests answer). */
+const HISTORY_SLICE_MS = 10;
 /** Outbox rows older than this are deleted (streams read them within seconds). */
 const FEED_KEEP_MS = 10 * MINUTE;
 const PRUNE_EVERY_MS = MINUTE;
@@ -146,23 +149,37 @@ export function createMarketRecorder({
     return timed.sort((a, b) => a.at - b.at).map((t) => t.message);
   }
 
-  /** Records the next range of the history (bars only); resolves true when more is due. */
+  /**
+   * Records the next range of the history (bars only); resolves true when more is due. Its bars are computed
+   * before its transaction, a time slice at a time with the event loop yielded in between: computing them
+   * inside it held the thread and an embedded database's only connection for seconds, and every request
+   * waited. The transaction writes them only if the history still starts where they do.
+   */
   async function recordHistory(lease: Fence | undefined): Promise<boolean> {
+    const history = await repository.lockHistory(db);
+    if (!history || history.recordedTo >= history.endsAt) return false;
+    const from = history.recordedTo;
+    const to = Math.min(history.endsAt, from + HISTORY_CHUNK_MS);
+    const bars: PartialBar[] = [];
+    let sliceStart = performance.now();
+    for (const listing of listings) {
+      // Bars are per symbol: those of each listing's trades are those of all of them.
+      const trades = process.tradesBetween(listing.asset.symbol, from, to).map((p) => tradeOfPrint(p, listing));
+      for (const bar of barsOfTrades(trades)) bars.push(bar);
+      if (performance.now() - sliceStart >= HISTORY_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
     return db.transaction(async (tx) => {
       if (lease) await leases.assertHeld(tx, lease);
-      const history = await repository.lockHistory(tx);
-      if (!history || history.recordedTo >= history.endsAt) return false;
-      const from = history.recordedTo;
-      const to = Math.min(history.endsAt, from + HISTORY_CHUNK_MS);
-      const trades: MarketTrade[] = [];
-      for (const listing of listings) {
-        for (const print of process.tradesBetween(listing.asset.symbol, from, to))
-          trades.push(tradeOfPrint(print, listing));
-      }
-      await repository.mergeBars(tx, barsOfTrades(trades));
+      const locked = await repository.lockHistory(tx);
+      // Moved meanwhile (a recorder that held the lease before this one): the next pass computes afresh.
+      if (!locked || locked.recordedTo !== from) return locked !== undefined && locked.recordedTo < locked.endsAt;
+      await repository.mergeBars(tx, bars);
       await repository.saveHistory(tx, to);
-      status.history = { recordedTo: new Date(to).toISOString(), endsAt: new Date(history.endsAt).toISOString() };
-      return to < history.endsAt;
+      status.history = { recordedTo: new Date(to).toISOString(), endsAt: new Date(locked.endsAt).toISOString() };
+      return to < locked.endsAt;
     });
   }
 

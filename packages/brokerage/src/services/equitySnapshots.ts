@@ -134,6 +134,8 @@ export function createEquitySnapshotRecorder({
         );
       afterId = batch[batch.length - 1]?.id;
       if (batch.length < batchSize) break;
+      // Requests go between batches (on an embedded database they share this thread and its one connection).
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (refreshLastEquity) lastEquityClose = close;
     return written;
