@@ -4,7 +4,10 @@
  * - `BENCH_WRITER=off` leaves the jobs out (for information: what placement costs without the writer beside it);
  * - the rate limit is raised to 1,000,000 a minute (the anchor's 200 would refuse the load); every request is
  *   still counted against it;
- * - the market is open at every hour (`BROKERAGE_MARKET_SESSION=always`), so market orders fill at once.
+ * - the market is open at every hour (`BROKERAGE_MARKET_SESSION=always`), so market orders fill at once;
+ * - the market recorder's one-time history backfill is off (`BROKERAGE_DATA_BACKFILL_DAYS=0`; `BENCH_BACKFILL_DAYS`
+ *   sets it): on each run's fresh database it would record a day of bars during the loads, half a core for minutes
+ *   after a first start, which is not what a placement costs in steady state.
  */
 import { brokerageService } from "@platform/brokerage";
 import { createApiKeyStore, createLogger, loadConfig } from "@platform/kernel";
@@ -18,6 +21,7 @@ const config = loadConfig({
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     BROKERAGE_RATE_LIMIT: "1000000",
     BROKERAGE_MARKET_SESSION: "always",
+    BROKERAGE_DATA_BACKFILL_DAYS: process.env.BENCH_BACKFILL_DAYS ?? "0",
   },
 });
 const logger = createLogger({ level: config.logLevel });

@@ -50,6 +50,13 @@ const COMMAND_BATCH = 1_000;
 /** Execution of a batch (the books, in memory) that held the thread this long is committed, then the API runs. */
 const SLICE_MS = 25;
 
+/**
+ * Passes start at most this often: an idle writer starts one at once (a lone order is not delayed), a busy one
+ * lets the orders that arrive meanwhile gather, so they share one transaction (group commit). Without it a
+ * writer that keeps up runs one transaction per order, whatever the load.
+ */
+export const GROUP_COMMIT_WINDOW_MS = 5;
+
 /** Lets timers and I/O (HTTP requests) run before the writer goes on. */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -74,6 +81,8 @@ export interface ExchangeWriterParameters {
   leaseTtlMs?: number;
   /** Names this writer in `platform.leases.holder` (default host:pid:random). */
   holder?: string;
+  /** Least time between the starts of two passes (default {@link GROUP_COMMIT_WINDOW_MS}). */
+  groupCommitWindowMs?: number;
 }
 
 export interface ExchangeWriter {
@@ -98,12 +107,15 @@ export function createExchangeWriter({
   tickMs = EXCHANGE_TICK_MS,
   leaseTtlMs = LEASE_TTL_MS,
   holder,
+  groupCommitWindowMs = GROUP_COMMIT_WINDOW_MS,
 }: ExchangeWriterParameters): ExchangeWriter {
   const log = logger.child({ component: "exchange-writer" });
   const leases = createLeases({ db });
   let venues: Record<Env, Venue> | undefined;
   const tracked = new Map<string, Tracked>();
   let running = false;
+  /** When the last pass started (performance.now()). */
+  let lastPassAt = Number.NEGATIVE_INFINITY;
   let stopped = true;
   let again = false;
   /**
@@ -442,7 +454,10 @@ export function createExchangeWriter({
     const t = tenure;
     current = (async () => {
       do {
+        const wait = lastPassAt + groupCommitWindowMs - performance.now();
+        if (wait > 0) await delay(wait);
         again = false;
+        lastPassAt = performance.now();
         try {
           await pass();
         } catch (error) {
