@@ -19,9 +19,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Runs a TypeScript server script that prints `READY {"url": ...}` once it listens. */
+/**
+ * Runs a TypeScript server script that prints `READY {"url": ...}` once it listens. With `BENCH_CPU_PROF_DIR`,
+ * the server runs in one process (tsx as a loader) that writes a V8 CPU profile there when it stops.
+ */
 export function startServerScript(script: string, env: Record<string, string> = {}): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [TSX, script], {
+  const profileDir = process.env.BENCH_CPU_PROF_DIR;
+  const args = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, "--import", "tsx", script] : [TSX, script];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

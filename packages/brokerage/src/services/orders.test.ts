@@ -150,6 +150,38 @@ const refusedForBuyingPower = (results: PromiseSettledResult<unknown>[]) =>
   ).length;
 
 describe("a placement", () => {
+  it("checks against the state its last placement left while the account's version proves it current", async () => {
+    const counting = countingDatabase(db);
+    const { service, counts } = ordersOn(counting.db);
+    const accountId = await newAccount("1000");
+    await service.place(accountId, restingBuy("40")); // $400 held
+    counting.statements.length = 0;
+    await service.place(accountId, restingBuy("40")); // $800 held, from the remembered state
+    expect(counting.statements).toHaveLength(1);
+
+    // A fill elsewhere bumps the version: the remembered state loses its swap, and the placement reads again.
+    expect(await spendUnheld(accountId)).toBe(false);
+    await db.query("UPDATE brokerage.accounts SET cash = cash - 100 WHERE id = $1", [accountId]);
+    counting.statements.length = 0;
+    await expect(service.place(accountId, restingBuy("15"))).rejects.toThrow("insufficient buying power");
+    expect(counts.lost).toBe(1);
+    expect(await unheldCash(accountId)).toBe(100);
+
+    // The writer canceling an order releases its hold without a version bump: a refusal by the remembered state
+    // is checked again against the database, which lets the order through.
+    await service.place(accountId, restingBuy("5")); // $50 held, remembered
+    const [held] = await db.query<{ id: string }>(
+      "SELECT id FROM brokerage.orders WHERE account_id = $1 AND qty = 40 ORDER BY created_at LIMIT 1",
+      [accountId],
+    );
+    await db.query("UPDATE brokerage.orders SET status = 'canceled' WHERE id = $1", [held?.id]);
+    counting.statements.length = 0;
+    const placed = await service.place(accountId, restingBuy("30"));
+    expect(placed.status).toBe("accepted");
+    expect(counting.statements).toHaveLength(2);
+    expect(await unheldCash(accountId)).toBe(150);
+  });
+
   it("reads its account in one statement and writes the order, its legs and its command in one more", async () => {
     const counting = countingDatabase(db);
     const { service } = ordersOn(counting.db);
@@ -159,6 +191,7 @@ describe("a placement", () => {
     expect(counting.statements).toHaveLength(2);
     expect(simple.status).toBe("accepted");
 
+    // The next placement of the account checks against the state the first one left: the write alone.
     counting.statements.length = 0;
     const bracket = await service.place(accountId, {
       ...restingBuy("1"),
@@ -167,7 +200,7 @@ describe("a placement", () => {
       take_profit: { limit_price: "2000" },
       stop_loss: { stop_price: "5", limit_price: "4" },
     });
-    expect(counting.statements).toHaveLength(2);
+    expect(counting.statements).toHaveLength(1);
     expect(bracket.legs?.map((l) => [l.type, l.status])).toEqual([
       ["limit", "held"],
       ["stop_limit", "held"],

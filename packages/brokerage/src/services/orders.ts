@@ -34,7 +34,13 @@ import { fromNanos, mulNanos, numberToNanos, toNanos, valuePortfolio } from "../
 import { expiryOfDayOrder, expiryOfGtcOrder } from "../execution/sessions.ts";
 import { auctionOrderAccepted } from "../market/nyseCalendar.ts";
 import { isUuid } from "../store/accountsRepository.ts";
-import type { NewOrderRow, OrderListQuery, OrdersRepository, PlacementState } from "../store/ordersRepository.ts";
+import type {
+  NewOrderRow,
+  OrderListQuery,
+  OrdersRepository,
+  PlacedOrders,
+  PlacementState,
+} from "../store/ordersRepository.ts";
 import type { MarketService } from "./market.ts";
 
 export type { OrderListQuery } from "../store/ordersRepository.ts";
@@ -86,7 +92,27 @@ const CANCEL_POLL_MS = 20;
  */
 const OPTIMISTIC_ATTEMPTS = 3;
 
+/** What an order holds, as the placement state's read gives it. */
+const holdOf = (o: OrderRow): PlacementState["holds"][number] => ({
+  id: o.id,
+  symbol: o.symbol,
+  side: o.side,
+  opens_short: o.opens_short,
+  qty: o.qty,
+  notional: o.notional,
+  filled_qty: o.filled_qty,
+  filled_value: o.filled_value,
+  hold_price: o.hold_price,
+  parent_id: o.parent_id,
+  status: o.status,
+});
+
+/** Accounts whose last placement state this process remembers, at most (the oldest is forgotten first). */
+const PLACEMENT_STATES_KEPT = 10_000;
+
 export function createOrdersService({ db, orders, market, wakeExchange }: CreateOrdersServiceParameters) {
+  /** By account: the state its last placement in this process was checked against, with that placement's orders. */
+  const placementStates = new Map<string, PlacementState>();
   /** Locks the account row (every locked write of an account starts here) and refuses one that cannot trade. */
   async function lockAccount(tx: Queryable, accountId: string): Promise<PlacementState["account"]> {
     return tradingAccount(await orders.lockAccount(tx, accountId));
@@ -228,16 +254,49 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
     at: Date,
   ): Promise<AlpacaOrder | undefined> {
     for (let attempt = 0; attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
-      const state = await orders.placementState(accountId);
+      const cached = attempt === 0 ? placementStates.get(accountId) : undefined;
+      const state = cached ?? (await orders.placementState(accountId));
       if (!state) throw forbiddenOrder("account not found");
-      const rows = placementRows(state, intent, at);
-      const stored = await inserting(() => orders.place(accountId, state.account.version, rows, "submit"));
-      if (stored) {
-        wakeExchange?.();
-        return placedOrder(stored);
+      let rows: NewOrderRow[];
+      try {
+        rows = placementRows(state, intent, at);
+      } catch (error) {
+        // A remembered state may hold back what the writer has released since (a cancel or an expiry does not
+        // bump the version): a refusal is only given against what the database says now.
+        if (!cached) throw error;
+        placementStates.delete(accountId);
+        attempt -= 1;
+        continue;
       }
+      const placed = await inserting(() => orders.place(accountId, state.account.version, rows, "submit"));
+      if (placed) {
+        remember(accountId, state, placed);
+        wakeExchange?.();
+        return placedOrder(placed.orders);
+      }
+      placementStates.delete(accountId);
     }
     return undefined;
+  }
+
+  /**
+   * The state a placement was checked against, with the orders it placed and the version they left: the next
+   * placement of the account checks against it without reading it again. The compare-and-swap proves it
+   * current (every write of the account bumps the version); a stale one costs one lost swap and a read.
+   */
+  function remember(accountId: string, state: PlacementState, placed: PlacedOrders): void {
+    const known = placementStates.get(accountId);
+    if (known && BigInt(known.account.version) >= BigInt(placed.version)) return;
+    placementStates.delete(accountId);
+    if (placementStates.size >= PLACEMENT_STATES_KEPT) {
+      const oldest = placementStates.keys().next().value;
+      if (oldest !== undefined) placementStates.delete(oldest);
+    }
+    placementStates.set(accountId, {
+      account: { ...state.account, version: placed.version },
+      holds: [...state.holds, ...placed.orders.map(holdOf)],
+      positions: state.positions,
+    });
   }
 
   function newRow(accountId: string, intent: OrderIntent, at: Date, extra: Partial<NewOrderRow>): NewOrderRow {
@@ -335,9 +394,9 @@ export function createOrdersService({ db, orders, market, wakeExchange }: Create
       return committed(async (tx) => {
         const state = await lockForPlacement(tx, accountId);
         const rows = placementRows(state, intent, at);
-        const stored = await inserting(() => orders.place(accountId, state.account.version, rows, "submit", tx));
-        if (!stored) throw new Error("the account changed under its lock");
-        return placedOrder(stored);
+        const placed = await inserting(() => orders.place(accountId, state.account.version, rows, "submit", tx));
+        if (!placed) throw new Error("the account changed under its lock");
+        return placedOrder(placed.orders);
       });
     },
 

@@ -56,6 +56,12 @@ const INSERT_COLUMNS = [
   "expires_at",
 ] as const;
 
+/** What a placement stored: the order then its legs, and the account's version after it. */
+export interface PlacedOrders {
+  orders: OrderRow[];
+  version: string;
+}
+
 /** What open orders of an account hold, for the placement checks. */
 export type OpenOrderHold = OrderHoldInput & { id: string };
 
@@ -121,7 +127,7 @@ const PLACEMENT_STATE = `
  */
 const PLACE_ORDERS = `
   WITH cas AS (
-    UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 AND version = $2 RETURNING id
+    UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 AND version = $2 RETURNING id, version
   ), inserted AS (
     INSERT INTO brokerage.orders (${INSERT_COLUMNS.join(", ")}, created_at, updated_at, submitted_at)
     SELECT ${INSERT_COLUMNS.map((c) => `r.${c}`).join(", ")}, $6, $6, $6
@@ -132,7 +138,7 @@ const PLACE_ORDERS = `
     SELECT id, $5 FROM inserted WHERE id = $4
     RETURNING pg_notify('brokerage_order_commands', seq::text)
   )
-  SELECT * FROM inserted`;
+  SELECT inserted.*, cas.version::text AS account_version FROM inserted, cas`;
 
 /**
  * What valuing an account reads (`GET /v2/account`): its balance and configuration, holds and positions.
@@ -184,17 +190,20 @@ export function createOrdersRepository(db: Queryable) {
       rows: readonly NewOrderRow[],
       command: "submit",
       tx: Queryable = db,
-    ): Promise<OrderRow[] | undefined> {
+    ): Promise<PlacedOrders | undefined> {
       const [first] = rows;
-      if (!first) return [];
-      const stored = await tx.query<OrderRow>(
+      if (!first) return { orders: [], version };
+      const stored = await tx.query<OrderRow & { account_version: string }>(
         PLACE_ORDERS,
         [accountId, version, JSON.stringify(rows.map(insertedColumns)), first.id, command, first.at],
         { name: "brokerage.place-orders" },
       );
       if (stored.length === 0) return undefined;
-      const byId = new Map(stored.map((r) => [r.id, r]));
-      return rows.map((r) => byId.get(r.id) as OrderRow);
+      const byId = new Map(stored.map(({ account_version: _, ...r }) => [r.id, r as OrderRow]));
+      return {
+        orders: rows.map((r) => byId.get(r.id) as OrderRow),
+        version: (stored[0] as { account_version: string }).account_version,
+      };
     },
 
     /** The open orders' holds and the positions of an account, in one statement (read after the lock). */
