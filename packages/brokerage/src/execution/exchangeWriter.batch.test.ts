@@ -4,8 +4,8 @@
  * number of orders (multi-row statements, ledgerStatements.ts). The stream's events keep the commands'
  * order, and the ledger holds (testing/ledgerInvariants.ts).
  */
-import { createLogger, type Database, type Queryable } from "@platform/kernel";
-import type { TestDatabase } from "@platform/kernel/testing";
+import { createLogger, type Database } from "@platform/kernel";
+import { recordStatements, type StatementLog, type TestDatabase } from "@platform/kernel/testing";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createDefaultAssetUniverse } from "../market/assetListings.ts";
 import { createMarketService } from "../services/market.ts";
@@ -27,40 +27,12 @@ afterEach(async () => {
   await database?.drop();
 });
 
-interface Traffic {
-  statements: number;
-  /** Statements inside transactions, and the transactions (the writer's commits). */
-  inTransactions: number;
-  transactions: number;
-}
-
-/** `db` with its statements counted (the writer's traffic, the lease's included). */
-function counting(db: Database): { db: Database; traffic: Traffic } {
-  const traffic: Traffic = { statements: 0, inTransactions: 0, transactions: 0 };
-  const counted = (target: Queryable, inTx: boolean): Queryable => ({
-    query(text, params) {
-      traffic.statements += 1;
-      if (inTx) traffic.inTransactions += 1;
-      return target.query(text, params);
-    },
-    exec: (script) => target.exec(script),
-    copyFrom: (statement, data) => target.copyFrom(statement, data),
-  });
-  return {
-    traffic,
-    db: {
-      ...db,
-      ...counted(db, false),
-      driver: db.driver,
-      transaction(fn) {
-        traffic.transactions += 1;
-        return db.transaction((tx) => fn(counted(tx, true)));
-      },
-      listen: (channel, onNotification) => db.listen(channel, onNotification),
-      close: () => db.close(),
-    },
-  };
-}
+/** The writer's traffic in `log`: statements (BEGIN and COMMIT left out), those in transactions, transactions. */
+const trafficOf = (log: StatementLog) => ({
+  statements: log.statements.length - 2 * log.transactions,
+  inTransactions: log.inTransactions,
+  transactions: log.transactions,
+});
 
 /** Traders with a live and a paper account each. */
 async function accounts(n: number): Promise<string[]> {
@@ -84,6 +56,16 @@ async function runWriter(db: Database): Promise<void> {
   await writer.stop();
 }
 
+/** Runs a writer until it is idle with its statements recorded (`EXCHANGE_TEST_LOG=1` prints them): its traffic. */
+async function runWriterRecorded(): Promise<ReturnType<typeof trafficOf>> {
+  const { db, log } = recordStatements(database.db);
+  const started = performance.now();
+  await runWriter(db);
+  const traffic = trafficOf(log);
+  if (process.env.EXCHANGE_TEST_LOG) console.log({ ...traffic, writerMs: Math.round(performance.now() - started) });
+  return traffic;
+}
+
 const SYMBOLS = ["KO", "INTC", "AAPL", "MSFT"];
 
 it("executes 500 queued orders in a few transactions, statements per batch not per order, events in order", async () => {
@@ -103,10 +85,7 @@ it("executes 500 queued orders in a few transactions, statements per batch not p
     });
     placed.push(order.id);
   }
-  const { db, traffic } = counting(database.db);
-  const started = performance.now();
-  await runWriter(db);
-  if (process.env.EXCHANGE_TEST_LOG) console.log({ ...traffic, writerMs: Math.round(performance.now() - started) });
+  const traffic = await runWriterRecorded();
 
   const rows = await database.db.query<{ id: string; status: string }>("SELECT id, status FROM brokerage.orders");
   expect(rows.length).toBe(500);
@@ -137,10 +116,7 @@ it("fills 300 queued market orders of many accounts in a few transactions: one s
     });
     placed.push(order.id);
   }
-  const { db, traffic } = counting(database.db);
-  const started = performance.now();
-  await runWriter(db);
-  if (process.env.EXCHANGE_TEST_LOG) console.log({ ...traffic, writerMs: Math.round(performance.now() - started) });
+  const traffic = await runWriterRecorded();
 
   const rows = await database.db.query<{ id: string; status: string }>("SELECT id, status FROM brokerage.orders");
   expect(rows.every((r) => r.status === "filled")).toBe(true);

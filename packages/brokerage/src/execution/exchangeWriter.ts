@@ -12,7 +12,7 @@
  * Placements wake it: in-process by `wake()`, and from any instance by the `pg_notify('brokerage_order_commands')`
  * of their transaction (every writer LISTENs; only the lease holder runs a pass).
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { setTimeout as delay, setImmediate as yieldToEventLoop } from "node:timers/promises";
 import {
   createLeases,
   type Database,
@@ -56,9 +56,6 @@ const SLICE_MS = 25;
  * writer that keeps up runs one transaction per order, whatever the load.
  */
 export const GROUP_COMMIT_WINDOW_MS = 5;
-
-/** Lets timers and I/O (HTTP requests) run before the writer goes on. */
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 type Env = "live" | "paper";
 /** A queued command with its order, the account's env, and the status of the order a replace replaces. */

@@ -22,7 +22,7 @@
  *   outbox, and for each minute that ended the minute bar (`bars`) and the day's bar so far (`dailyBars`).
  *   Executions of the live exchange are recorded by the exchange writer's ledger (recordExchangeTrades).
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { setTimeout as delay, setImmediate as yieldToEventLoop } from "node:timers/promises";
 import {
   createLeases,
   type Database,
@@ -167,7 +167,7 @@ export function createMarketRecorder({
       const trades = process.tradesBetween(listing.asset.symbol, from, to).map((p) => tradeOfPrint(p, listing));
       for (const bar of barsOfTrades(trades)) bars.push(bar);
       if (performance.now() - sliceStart >= HISTORY_SLICE_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
         sliceStart = performance.now();
       }
     }

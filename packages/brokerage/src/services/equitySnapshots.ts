@@ -21,6 +21,7 @@
  * const worker = createJobWorker({ db, logger, queues: { [EQUITY_SNAPSHOTS_QUEUE]: snapshots.queue },
  *   schedules: [snapshots.schedule] });
  */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { JobStatus, Logger, Queryable, QueueDefinition, ScheduleDefinition } from "@platform/kernel";
 import { toJobStatus } from "@platform/kernel";
 import { fromNanos, toNanos, valuePortfolio } from "../domain/portfolioValue.ts";
@@ -135,7 +136,7 @@ export function createEquitySnapshotRecorder({
       afterId = batch[batch.length - 1]?.id;
       if (batch.length < batchSize) break;
       // Requests go between batches (on an embedded database they share this thread and its one connection).
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToEventLoop();
     }
     if (refreshLastEquity) lastEquityClose = close;
     return written;

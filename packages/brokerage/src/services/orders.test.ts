@@ -4,8 +4,8 @@
  * contention (placements racing each other, the writer's fills and cancels, and a replace) never letting an
  * account spend the same buying power twice.
  */
-import type { Database, Queryable, QueryOptions } from "@platform/kernel";
-import type { TestDatabase } from "@platform/kernel/testing";
+import type { Database } from "@platform/kernel";
+import { recordStatements, type TestDatabase } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OrderRejectedError } from "../domain/orderErrors.ts";
 import { OPEN_STATUSES } from "../domain/orderObject.ts";
@@ -29,40 +29,6 @@ afterAll(async () => {
 });
 
 const market = createMarketService({ universe: createDefaultAssetUniverse(), sessionMode: "always" });
-
-/** `db` with every statement it runs recorded, a transaction as its BEGIN and COMMIT (round trips too). */
-function countingDatabase(target: Database): { db: Database; statements: string[] } {
-  const statements: string[] = [];
-  const counted = (q: Queryable): Queryable => ({
-    query: <R>(text: string, params?: readonly unknown[], options?: QueryOptions) => {
-      statements.push(text);
-      return q.query<R>(text, params, options);
-    },
-    exec: (script) => {
-      statements.push(script);
-      return q.exec(script);
-    },
-    copyFrom: (statement, data) => {
-      statements.push(statement);
-      return q.copyFrom(statement, data);
-    },
-  });
-  return {
-    statements,
-    db: {
-      ...target,
-      ...counted(target),
-      transaction: async (fn) => {
-        statements.push("BEGIN");
-        try {
-          return await target.transaction((tx) => fn(counted(tx)));
-        } finally {
-          statements.push("COMMIT");
-        }
-      },
-    },
-  };
-}
 
 /**
  * A placement service on `target`, counting the compare-and-swaps it lost; `between.write`, when set, runs
@@ -151,18 +117,18 @@ const refusedForBuyingPower = (results: PromiseSettledResult<unknown>[]) =>
 
 describe("a placement", () => {
   it("checks against the state its last placement left while the account's version proves it current", async () => {
-    const counting = countingDatabase(db);
+    const counting = recordStatements(db);
     const { service, counts } = ordersOn(counting.db);
     const accountId = await newAccount("1000");
     await service.place(accountId, restingBuy("40")); // $400 held
-    counting.statements.length = 0;
+    counting.log.statements.length = 0;
     await service.place(accountId, restingBuy("40")); // $800 held, from the remembered state
-    expect(counting.statements).toHaveLength(1);
+    expect(counting.log.statements).toHaveLength(1);
 
     // A fill elsewhere bumps the version: the remembered state loses its swap, and the placement reads again.
     expect(await spendUnheld(accountId)).toBe(false);
     await db.query("UPDATE brokerage.accounts SET cash = cash - 100 WHERE id = $1", [accountId]);
-    counting.statements.length = 0;
+    counting.log.statements.length = 0;
     await expect(service.place(accountId, restingBuy("15"))).rejects.toThrow("insufficient buying power");
     expect(counts.lost).toBe(1);
     expect(await unheldCash(accountId)).toBe(100);
@@ -175,24 +141,24 @@ describe("a placement", () => {
       [accountId],
     );
     await db.query("UPDATE brokerage.orders SET status = 'canceled' WHERE id = $1", [held?.id]);
-    counting.statements.length = 0;
+    counting.log.statements.length = 0;
     const placed = await service.place(accountId, restingBuy("30"));
     expect(placed.status).toBe("accepted");
-    expect(counting.statements).toHaveLength(2);
+    expect(counting.log.statements).toHaveLength(2);
     expect(await unheldCash(accountId)).toBe(150);
   });
 
   it("reads its account in one statement and writes the order, its legs and its command in one more", async () => {
-    const counting = countingDatabase(db);
+    const counting = recordStatements(db);
     const { service } = ordersOn(counting.db);
     const accountId = await newAccount("100000");
 
     const simple = await service.place(accountId, restingBuy("1"));
-    expect(counting.statements).toHaveLength(2);
+    expect(counting.log.statements).toHaveLength(2);
     expect(simple.status).toBe("accepted");
 
     // The next placement of the account checks against the state the first one left: the write alone.
-    counting.statements.length = 0;
+    counting.log.statements.length = 0;
     const bracket = await service.place(accountId, {
       ...restingBuy("1"),
       time_in_force: "day",
@@ -200,7 +166,7 @@ describe("a placement", () => {
       take_profit: { limit_price: "2000" },
       stop_loss: { stop_price: "5", limit_price: "4" },
     });
-    expect(counting.statements).toHaveLength(1);
+    expect(counting.log.statements).toHaveLength(1);
     expect(bracket.legs?.map((l) => [l.type, l.status])).toEqual([
       ["limit", "held"],
       ["stop_limit", "held"],
@@ -333,7 +299,7 @@ describe("a write of the account between a placement's read and its compare-and-
   });
 
   it("another placement, every time: the placement takes the account lock after its last attempt", async () => {
-    const counting = countingDatabase(db);
+    const counting = recordStatements(db);
     const { service, counts, between } = ordersOn(counting.db);
     const accountId = await newAccount("10000");
     const interfere = () => {
@@ -346,11 +312,11 @@ describe("a write of the account between a placement's read and its compare-and-
       };
     };
     interfere();
-    counting.statements.length = 0;
+    counting.log.statements.length = 0;
     expect((await service.place(accountId, restingBuy("100"))).status).toBe("accepted");
     expect(counts.lost).toBe(3);
     // Three reads and compare-and-swaps, then BEGIN, the lock, the holds, the insert and COMMIT.
-    expect(counting.statements).toHaveLength(3 * 2 + 5);
+    expect(counting.log.statements).toHaveLength(3 * 2 + 5);
     expect(await unheldCash(accountId)).toBe(10000 - 4 * 1000);
   });
 });

@@ -98,7 +98,7 @@ const ACCOUNT_CHECK_COLUMNS =
  * concurrency test on PostgreSQL caught it).
  */
 const LOCK_ACCOUNT = `
-  UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 RETURNING ${ACCOUNT_CHECK_COLUMNS}`;
+  UPDATE brokerage.accounts SET version = version WHERE id = $1 RETURNING ${ACCOUNT_CHECK_COLUMNS}`;
 
 /** What the checks read under the lock, in one statement (a fresh snapshot, after the lock was granted). */
 const HOLDS_AND_POSITIONS_COLUMNS = `
@@ -123,11 +123,13 @@ const PLACEMENT_STATE = `
  * order and its legs ($3, a JSON array of rows), the command for the exchange writer ($5, of the order $4) and
  * the `pg_notify` that wakes a writer of another instance at commit. The UPDATE takes the account's row lock;
  * after waiting for it, PostgreSQL re-checks `version = $2` against the newest row version (READ COMMITTED), so
- * a placement that read the account before another write committed inserts nothing (no row answered).
+ * a placement that read the account before another write committed inserts nothing (no row answered). The
+ * version is bumped by the row trigger (migration 0005), as for every update of an account: `SET version =
+ * version` only makes the row an update.
  */
 const PLACE_ORDERS = `
   WITH cas AS (
-    UPDATE brokerage.accounts SET version = version + 1 WHERE id = $1 AND version = $2 RETURNING id, version
+    UPDATE brokerage.accounts SET version = version WHERE id = $1 AND version = $2 RETURNING id, version
   ), inserted AS (
     INSERT INTO brokerage.orders (${INSERT_COLUMNS.join(", ")}, created_at, updated_at, submitted_at)
     SELECT ${INSERT_COLUMNS.map((c) => `r.${c}`).join(", ")}, $6, $6, $6

@@ -18,3 +18,4 @@ export {
 } from "./killTest.ts";
 export { type ReplayableRandom, replayableRandom } from "./replayableRandom.ts";
 export { type StartTestServiceParameters, startTestService, type TestService } from "./startTestService.ts";
+export { recordStatements, type StatementLog } from "./statementLog.ts";

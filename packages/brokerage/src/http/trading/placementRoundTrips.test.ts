@@ -4,8 +4,7 @@
  * jobs are not started; the trade stream hub's reads of the event feed are left out). The rate limit counts in process or in
  * Redis, never in the database.
  */
-import type { Database, Queryable, QueryOptions } from "@platform/kernel";
-import { startTestService, type TestService } from "@platform/kernel/testing";
+import { recordStatements, startTestService, type TestService } from "@platform/kernel/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountEnv } from "../../domain/accountNumbers.ts";
 import { type Brokerage, brokerageService } from "../../index.ts";
@@ -14,28 +13,7 @@ const REDIRECT = "http://127.0.0.1:8765/callback";
 
 let s: TestService<Brokerage>;
 let headers: Record<AccountEnv, Record<string, string>>;
-const statements: string[] = [];
-
-/** Records every statement of `db` (a transaction as its BEGIN and COMMIT), in place: the service's own object. */
-function countStatements(db: Database): void {
-  const counted = (q: Queryable): Queryable["query"] => {
-    const query = q.query.bind(q);
-    return <R>(text: string, params?: readonly unknown[], options?: QueryOptions) => {
-      statements.push(text);
-      return query<R>(text, params, options);
-    };
-  };
-  const transaction = db.transaction.bind(db);
-  db.query = counted(db);
-  db.transaction = async (fn) => {
-    statements.push("BEGIN");
-    try {
-      return await transaction((tx) => fn({ ...tx, query: counted(tx) }));
-    } finally {
-      statements.push("COMMIT");
-    }
-  };
-}
+let statements: string[] = [];
 
 beforeAll(async () => {
   s = await startTestService(brokerageService, { config: { brokerageDataBackfillDays: 0 } });
@@ -60,7 +38,10 @@ beforeAll(async () => {
     live: { "APCA-API-KEY-ID": key.key_id, "APCA-API-SECRET-KEY": key.secret_key },
     paper: { Authorization: `Bearer ${grant.access_token}` },
   };
-  countStatements(s.database.db);
+  // In place: the service holds this very object.
+  const { db, log } = recordStatements(s.database.db);
+  Object.assign(s.database.db, { query: db.query, transaction: db.transaction });
+  statements = log.statements;
 }, 60_000);
 afterAll(async () => {
   await s?.close();
